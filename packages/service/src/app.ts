@@ -1,0 +1,90 @@
+import { swaggerUI } from '@hono/swagger-ui'
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { bodyLimit } from 'hono/body-limit'
+import { requireApiKey } from './auth/require-api-key.js'
+import { createBalanceRoutes } from './balances/routes.js'
+import type { Deps } from './deps.js'
+import { ServiceError } from './errors.js'
+import type { AppEnv } from './http/app-env.js'
+import { handleError, handleNotFound } from './http/handle-error.js'
+import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
+import { createJsonBodyParser } from './http/json-body.js'
+import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './http/metrics.js'
+import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
+import { createRequestContext } from './http/request-context.js'
+import { validationHook } from './http/validation-hook.js'
+import type { GasFeeReaders } from './reference/get-gas-fees.js'
+import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
+import { createReferenceRoutes } from './reference/routes.js'
+import { createSandboxRoutes } from './sandbox/routes.js'
+
+/** Default per-key rate limit: 600 requests per 60-second fixed window. */
+export const defaultRateLimit = { limit: 600, windowMs: 60_000 }
+/** Default request body limit in bytes (100 KiB). */
+export const defaultBodyLimitBytes = 100 * 1024
+
+/** Options of {@link createApp}; every field has a default suited to the sandbox. */
+export type AppOptions = {
+  reference?: ReferenceData
+  gasFeeReaders?: GasFeeReaders
+  rateLimiter?: RateLimiter
+  bodyLimitBytes?: number
+  idempotency?: IdempotencyOptions
+  /** Mount the sandbox-only routes (`POST /sandbox/fund`); they answer 404 to live keys regardless. */
+  sandboxRoutes?: boolean
+  metrics?: HttpMetrics
+}
+
+/** Creates the merchant service hono app: `/api/v1`, `/api/v1/openapi.json`, `/docs`, `/metrics`, `/health`. */
+export function createApp(deps: Deps, options: AppOptions = {}) {
+  const metrics = options.metrics ?? createHttpMetrics()
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  app.onError(handleError)
+  app.notFound(handleNotFound)
+  app.use('*', createRequestContext({ logger: deps.logger, createId: () => deps.ids.create('req') }))
+  app.use('*', createMetricsMiddleware(metrics))
+
+  app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.get('/metrics', async (c) =>
+    c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+  )
+  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+    description: '`sk_test_…` (sandbox) or `sk_live_…` key',
+  })
+  // Registered before the /api/v1 middleware so the document itself needs no key.
+  app.doc31('/api/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Tollgate merchant service', version: '1.0.0' },
+    servers: [{ url: '/api/v1' }],
+  })
+  app.get('/docs', swaggerUI({ url: '/api/v1/openapi.json' }))
+  app.route('/api/v1', createApiRoutes(deps, options))
+  return app
+}
+
+function createApiRoutes(deps: Deps, options: AppOptions) {
+  const reference = options.reference ?? createReferenceData()
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: options.bodyLimitBytes ?? defaultBodyLimitBytes,
+      onError: () => {
+        throw new ServiceError('payload_too_large', 'Request body is larger than the limit')
+      },
+    }),
+  )
+  api.use('*', createJsonBodyParser())
+  api.use('*', requireApiKey(deps))
+  api.use('*', createRateLimitMiddleware(options.rateLimiter ?? createRateLimiter(defaultRateLimit)))
+  api.use('*', createIdempotencyMiddleware(deps, options.idempotency))
+  api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
+  api.route('/', createBalanceRoutes(deps))
+  if (options.sandboxRoutes ?? true) {
+    api.route('/', createSandboxRoutes(deps))
+  }
+  return api
+}

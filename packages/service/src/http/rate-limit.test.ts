@@ -1,0 +1,15 @@
+import { describe, expect, test } from 'vitest'
+import { createRateLimiter } from './rate-limit.js'
+
+describe('createRateLimiter', () => {
+  test('allows `limit` hits per window per key, then resets', () => {
+    let now = 1_000_000
+    const limiter = createRateLimiter({ limit: 2, windowMs: 1_000, now: () => now })
+    expect(limiter.hit('a')).toMatchObject({ allowed: true, remaining: 1 })
+    expect(limiter.hit('a')).toMatchObject({ allowed: true, remaining: 0 })
+    expect(limiter.hit('a')).toMatchObject({ allowed: false, remaining: 0, resetInMs: 1_000 })
+    expect(limiter.hit('b').allowed).toBe(true)
+    now += 1_000
+    expect(limiter.hit('a')).toMatchObject({ allowed: true, remaining: 1 })
+  })
+})

@@ -1,0 +1,70 @@
+import type { MiddlewareHandler } from 'hono'
+import { ServiceError } from '../errors.js'
+import type { AppEnv } from './app-env.js'
+
+/** Options of {@link createRateLimiter}: `limit` requests per `windowMs` milliseconds per API key. */
+export type RateLimiterOptions = { limit: number; windowMs: number; now?: () => number }
+
+/** Result of one {@link RateLimiter.hit}: whether it is allowed, what remains, and ms until the window resets. */
+export type RateLimitDecision = { allowed: boolean; remaining: number; resetInMs: number }
+
+/** An in-memory fixed-window counter per key (one process; Redis takes this role when scaled out). */
+export type RateLimiter = { limit: number; hit(key: string): RateLimitDecision }
+
+/** Creates an in-memory fixed-window rate limiter. */
+export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+  const now = options.now ?? Date.now
+  const windows = new Map<string, { start: number; count: number }>()
+  let lastSweep = now()
+  return {
+    limit: options.limit,
+    hit(key) {
+      const at = now()
+      const start = at - (at % options.windowMs)
+      if (at - lastSweep > options.windowMs) {
+        // Drop finished windows so idle keys do not accumulate.
+        for (const [k, w] of windows) {
+          if (w.start < start) {
+            windows.delete(k)
+          }
+        }
+        lastSweep = at
+      }
+      const current = windows.get(key)
+      const window = current && current.start === start ? current : { start, count: 0 }
+      window.count += 1
+      windows.set(key, window)
+      return {
+        allowed: window.count <= options.limit,
+        remaining: Math.max(0, options.limit - window.count),
+        resetInMs: start + options.windowMs - at,
+      }
+    },
+  }
+}
+
+/** Middleware limiting each API key (after auth): `RateLimit-*` headers, 429 `rate_limited` with `Retry-After`. */
+export function createRateLimitMiddleware(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const decision = limiter.hit(c.get('auth').keyId)
+    const resetSeconds = Math.max(1, Math.ceil(decision.resetInMs / 1000))
+    const headers = {
+      'RateLimit-Limit': String(limiter.limit),
+      'RateLimit-Remaining': String(decision.remaining),
+      'RateLimit-Reset': String(resetSeconds),
+    }
+    if (!decision.allowed) {
+      throw new ServiceError(
+        'rate_limited',
+        `Rate limit of ${limiter.limit} requests exceeded; retry later`,
+        {
+          headers: { ...headers, 'Retry-After': String(resetSeconds) },
+        },
+      )
+    }
+    await next()
+    for (const [name, value] of Object.entries(headers)) {
+      c.header(name, value)
+    }
+  }
+}

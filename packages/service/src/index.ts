@@ -1,0 +1,35 @@
+/**
+ * The Tollgate merchant service: the hono app of the service API under `/api/v1`, its sandbox
+ * composition (`npm start`) and the merchant and API-key functions the CLI uses.
+ *
+ * @example
+ * const sandbox = await startSandbox({ port: 0 })
+ * const res = await fetch(`${sandbox.manifest.apiUrl}/balance`, { headers: { 'x-api-key': sandbox.manifest.apiKey } })
+ * await sandbox.stop()
+ *
+ * @module
+ */
+export type { AppOptions } from './app.js'
+export { createApp, defaultBodyLimitBytes, defaultRateLimit } from './app.js'
+export type { CreateApiKeyInput, CreatedApiKey } from './auth/create-api-key.js'
+export { createApiKey } from './auth/create-api-key.js'
+export type { ApiKeySummary } from './auth/list-api-keys.js'
+export { listApiKeys } from './auth/list-api-keys.js'
+export { revokeApiKey } from './auth/revoke-api-key.js'
+export type { OpenDatabaseOptions, OpenedDatabase } from './db-connection.js'
+export { openDatabase } from './db-connection.js'
+export type { Clock, Deps, IdGenerator } from './deps.js'
+export { createIdGenerator, systemClock } from './deps.js'
+export type { ErrorCode } from './errors.js'
+export { codeToStatus, isServiceError, ServiceError } from './errors.js'
+export type { ApiKeyAuth, KeyEnvironment, ResponseFormat } from './http/app-env.js'
+export { createLogger } from './http/create-logger.js'
+export type { RateLimiter, RateLimiterOptions } from './http/rate-limit.js'
+export { createRateLimiter } from './http/rate-limit.js'
+export type { Merchant } from './merchants/create-merchant.js'
+export { createMerchant } from './merchants/create-merchant.js'
+export { listMerchants } from './merchants/list-merchants.js'
+export { fundSandboxMerchant } from './sandbox/fund-sandbox-merchant.js'
+export type { SandboxManifest } from './sandbox/sandbox-manifest.js'
+export type { Sandbox, StartSandboxOptions } from './sandbox/start-sandbox.js'
+export { startSandbox } from './sandbox/start-sandbox.js'

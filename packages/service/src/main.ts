@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util'
+import { parseServiceEnv } from './env.js'
+import { createLogger } from './http/create-logger.js'
+import { startSandbox } from './sandbox/start-sandbox.js'
+
+// Composition root of `npm start`: the only module that reads the environment.
+const env = parseServiceEnv(process.env)
+const { values } = parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' } } })
+const port = values.port === undefined ? env.PORT : Number(values.port)
+const logger = createLogger({ level: env.LOG_LEVEL })
+
+const started = Date.now()
+const sandbox = await startSandbox({
+  port,
+  host: env.HOST,
+  dataDir: env.TOLLGATE_DATA_DIR,
+  ...(env.DATABASE_URL === undefined ? {} : { databaseUrl: env.DATABASE_URL }),
+  ...(env.TOLLGATE_MANIFEST === undefined ? {} : { manifestPath: env.TOLLGATE_MANIFEST }),
+  logger,
+  rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+}).catch((error: unknown) => {
+  console.error(`Tollgate sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`)
+  process.exit(1)
+})
+
+const { manifest } = sandbox
+console.log(`
+Tollgate sandbox ready in ${((Date.now() - started) / 1000).toFixed(1)} s
+  API         ${manifest.apiUrl}
+  API key     ${manifest.apiKey}
+  Docs        ${manifest.apiUrl.replace(/\/api\/v1$/, '')}/docs
+  Networks    ${Object.keys(manifest.networks).join(', ') || '(none)'}
+  Manifest    ${sandbox.manifestPath}
+Ctrl-C stops everything.
+`)
+
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      process.exit(1)
+    }
+    stopping = true
+    sandbox.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
+  })
+}

@@ -1,0 +1,55 @@
+import type { DevnetManifest } from '@tollgate/devnet'
+
+/** One asset of a manifest network (ARCHITECTURE.md "Local chains and the sandbox"). */
+export type SandboxAsset = {
+  address: string
+  decimals: number
+  eip712?: { name: string; version: string }
+  transferMethods: string[]
+  tokenProgram?: string
+}
+
+/** `.tollgate/sandbox.json`: what tools, examples and tests read to reach a running sandbox. */
+export type SandboxManifest = {
+  apiUrl: string
+  apiKey: string
+  facilitatorUrl: string
+  demoResourceUrl: string
+  checkoutUrl: string
+  networks: Record<string, { rpcUrl: string; assets: Record<string, SandboxAsset> }>
+  wallets: { network: string; address: string; privateKey: string }[]
+}
+
+/** Builds the manifest from the base URL (`http://127.0.0.1:4020`), the sandbox key and the devnet. */
+export function createSandboxManifest(input: {
+  baseUrl: string
+  apiKey: string
+  devnet: DevnetManifest
+}): SandboxManifest {
+  const networks: SandboxManifest['networks'] = {}
+  for (const [id, network] of Object.entries(input.devnet.networks)) {
+    const assets: Record<string, SandboxAsset> = {}
+    for (const [symbol, asset] of Object.entries(network.assets)) {
+      assets[symbol] = {
+        address: asset.address,
+        decimals: asset.decimals,
+        ...(asset.eip712 ? { eip712: asset.eip712 } : {}),
+        transferMethods: asset.transferMethods,
+        ...(asset.tokenProgram ? { tokenProgram: asset.tokenProgram } : {}),
+      }
+    }
+    networks[id] = { rpcUrl: network.rpcUrl, assets }
+  }
+  return {
+    apiUrl: `${input.baseUrl}/api/v1`,
+    apiKey: input.apiKey,
+    // Placeholders until the facilitator, demo resource and checkout page are mounted in the sandbox.
+    facilitatorUrl: `${input.baseUrl}/facilitator`,
+    demoResourceUrl: `${input.baseUrl}/demo/paid`,
+    checkoutUrl: `${input.baseUrl}/checkout`,
+    networks,
+    wallets: input.devnet.wallets
+      .filter((wallet) => wallet.role === 'payer')
+      .map((wallet) => ({ network: wallet.network, address: wallet.address, privateKey: wallet.privateKey })),
+  }
+}

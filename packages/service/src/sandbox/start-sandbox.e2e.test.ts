@@ -1,0 +1,127 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Devnet } from '@tollgate/devnet'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createLogger } from '../http/create-logger.js'
+import { startSandbox } from './start-sandbox.js'
+
+function createFakeDevnet(): Devnet & { stopped: number } {
+  const devnet = {
+    stopped: 0,
+    networks: {
+      'eip155:84532': {
+        network: 'eip155:84532',
+        kind: 'evm' as const,
+        chainId: 84532,
+        rpcUrl: 'http://127.0.0.1:9',
+        assets: {
+          USDC: {
+            symbol: 'USDC',
+            address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+            decimals: 6,
+            eip712: { name: 'USDC', version: '2' },
+            transferMethods: ['eip3009' as const, 'permit2' as const],
+          },
+        },
+      },
+    },
+    wallets: [
+      { network: 'eip155:84532', role: 'payer' as const, address: '0xpayer', privateKey: '0x01' },
+      { network: 'eip155:84532', role: 'relayer' as const, address: '0xrelayer', privateKey: '0x02' },
+    ],
+    fund: async () => {},
+    stop: async () => {
+      devnet.stopped += 1
+    },
+  }
+  return devnet
+}
+
+describe('startSandbox', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tollgate-sandbox-'))
+  })
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  test('default: comes up, writes the manifest, serves the funded balance, stops cleanly', async () => {
+    const devnet = createFakeDevnet()
+    const logger = createLogger({ level: 'silent' })
+    const sandbox = await startSandbox({
+      port: 0,
+      dataDir: join(dir, 'data'),
+      startDevnet: async () => devnet,
+      logger,
+    })
+    const manifest = JSON.parse(await readFile(join(dir, 'sandbox.json'), 'utf8'))
+    expect(manifest).toEqual(sandbox.manifest)
+    expect(Object.keys(manifest)).toEqual([
+      'apiUrl',
+      'apiKey',
+      'facilitatorUrl',
+      'demoResourceUrl',
+      'checkoutUrl',
+      'networks',
+      'wallets',
+    ])
+    expect(manifest.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/)
+    expect(manifest.apiKey).toMatch(/^sk_test_[0-9a-f]{64}$/)
+    expect(manifest.networks['eip155:84532']).toEqual({
+      rpcUrl: 'http://127.0.0.1:9',
+      assets: {
+        USDC: {
+          address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          decimals: 6,
+          eip712: { name: 'USDC', version: '2' },
+          transferMethods: ['eip3009', 'permit2'],
+        },
+      },
+    })
+    expect(manifest.wallets).toEqual([{ network: 'eip155:84532', address: '0xpayer', privateKey: '0x01' }])
+
+    const res = await fetch(`${manifest.apiUrl}/balance`, { headers: { 'x-api-key': manifest.apiKey } })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { data: { currency: string; available: string }[] }
+    const byCurrency = Object.fromEntries(body.data.map((b) => [b.currency, b.available]))
+    expect(byCurrency).toEqual({ NGN: '1000000.00', USDC: '10000.000000', USDT: '10000.000000' })
+
+    await sandbox.stop()
+    expect(devnet.stopped).toBe(1)
+    await expect(fetch(`${manifest.apiUrl}/balance`)).rejects.toThrow()
+
+    // Restart on the same data directory: same key, balances not funded twice.
+    const again = await startSandbox({
+      port: 0,
+      dataDir: join(dir, 'data'),
+      startDevnet: async () => createFakeDevnet(),
+      logger,
+    })
+    try {
+      expect(again.manifest.apiKey).toBe(manifest.apiKey)
+      const res2 = await fetch(`${again.manifest.apiUrl}/balance`, {
+        headers: { 'x-api-key': manifest.apiKey },
+      })
+      const body2 = (await res2.json()) as { data: { currency: string; available: string }[] }
+      expect(body2.data.find((b) => b.currency === 'USDT')?.available).toBe('10000.000000')
+    } finally {
+      await again.stop()
+    }
+  })
+
+  test('behavior: a devnet that fails to start is a clear error and leaves nothing running', async () => {
+    const logger = createLogger({ level: 'silent' })
+    await expect(
+      startSandbox({
+        port: 0,
+        dataDir: join(dir, 'data2'),
+        logger,
+        startDevnet: async () => {
+          throw new Error('anvil not found')
+        },
+      }),
+    ).rejects.toThrow('The devnet (local chains) failed to start: anvil not found')
+  })
+})

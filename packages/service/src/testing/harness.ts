@@ -1,0 +1,66 @@
+import { Writable } from 'node:stream'
+import type { Kysely } from 'kysely'
+import { type AppOptions, createApp } from '../app.js'
+import { createApiKey } from '../auth/create-api-key.js'
+import type { Database } from '../db-connection.js'
+import { createIdGenerator, type Deps, systemClock } from '../deps.js'
+import { createLogger } from '../http/create-logger.js'
+import { createMerchant } from '../merchants/create-merchant.js'
+
+/** A merchant of the harness with its keys. */
+export type TestMerchant = { id: string; testKey: string; liveKey: string }
+
+/** An app over a migrated test database with two merchants (A and B), and captured log lines. */
+export type Harness = {
+  app: ReturnType<typeof createApp>
+  deps: Deps
+  a: TestMerchant
+  b: TestMerchant
+  logs: string[]
+  request(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>
+}
+
+/** Builds a {@link Harness} over `db`: merchants A and B, each with a test and a live key. */
+export async function createHarness(db: Kysely<Database>, options: AppOptions = {}): Promise<Harness> {
+  const logs: string[] = []
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk))
+      done()
+    },
+  })
+  const deps: Deps = {
+    db,
+    clock: systemClock,
+    ids: createIdGenerator(),
+    logger: createLogger({ destination }),
+  }
+  const app = createApp(deps, options)
+  const createTestMerchant = async (name: string): Promise<TestMerchant> => {
+    const merchant = await createMerchant(deps, { name })
+    const test = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
+    const live = await createApiKey(deps, { merchantId: merchant.id, environment: 'live' })
+    return { id: merchant.id, testKey: test.key, liveKey: live.key }
+  }
+  const a = await createTestMerchant('Merchant A')
+  const b = await createTestMerchant('Merchant B')
+  return {
+    app,
+    deps,
+    a,
+    b,
+    logs,
+    request: (path, init = {}) => {
+      const { key, json, ...rest } = init
+      const headers = new Headers(rest.headers)
+      if (key !== null) {
+        headers.set('x-api-key', key ?? a.testKey)
+      }
+      if (json !== undefined) {
+        headers.set('content-type', 'application/json')
+      }
+      const body = json === undefined ? rest.body : JSON.stringify(json)
+      return Promise.resolve(app.request(path, { ...rest, headers, ...(body === undefined ? {} : { body }) }))
+    },
+  }
+}
