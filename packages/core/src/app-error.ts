@@ -1,0 +1,54 @@
+/**
+ * Context carried by each {@link AppError} code. Packages add their own codes by augmenting this
+ * interface (`declare module '@tollgate/core' { interface AppErrorContexts { my_code: {…} } }`),
+ * so `isAppError(e, 'my_code')` narrows `e.context` to the right shape.
+ */
+export interface AppErrorContexts {
+  /** Input failed validation; `issues` are per-field messages keyed by dotted path. */
+  invalid_request: { issues?: Record<string, string> }
+  invalid_json: Record<string, never>
+  invalid_amount: { value: string; decimals?: number }
+  invalid_network: { network: string }
+  unknown_asset: { network: string; asset: string }
+  unsupported_scheme: { scheme: string; network?: string }
+  invalid_header: { header: string }
+  rpc_failed: { network?: string; method?: string }
+  settlement_store_failed: { key?: string }
+  relayer_unavailable: { network: string }
+  facilitator_unreachable: { url?: string; status?: number }
+  internal_error: Record<string, never>
+}
+
+/** Every code an {@link AppError} may carry. */
+export type AppErrorCode = keyof AppErrorContexts & string
+
+/** Options of the {@link AppError} constructor: the code's context, a cause and a human message. */
+export type AppErrorOptions<TCode extends AppErrorCode> = {
+  context?: AppErrorContexts[TCode]
+  cause?: unknown
+  message?: string
+}
+
+/**
+ * The one error type Tollgate throws (x402 verify/settle outcomes are data, not errors).
+ * `code` is stable snake_case for machines; `message` is a short sentence for people.
+ */
+export class AppError<TCode extends AppErrorCode = AppErrorCode> extends Error {
+  override readonly name = 'AppError'
+  readonly code: TCode
+  readonly context: AppErrorContexts[TCode]
+
+  constructor(code: TCode, options: AppErrorOptions<TCode> = {}) {
+    super(options.message ?? code.replaceAll('_', ' '), { cause: options.cause })
+    this.code = code
+    this.context = options.context ?? ({} as AppErrorContexts[TCode])
+  }
+}
+
+/** Whether `error` is an {@link AppError}, optionally with the given code (narrows `context`). */
+export function isAppError<TCode extends AppErrorCode>(
+  error: unknown,
+  code?: TCode,
+): error is AppError<TCode> {
+  return error instanceof AppError && (code === undefined || error.code === code)
+}

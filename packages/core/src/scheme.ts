@@ -1,0 +1,125 @@
+import type { Asset, SchemeName } from './assets.js'
+import { getNetworkFamily, type Network } from './networks.js'
+import type {
+  SettleResponse,
+  SupportedKind,
+  SupportedResponse,
+  VerifyResponse,
+} from './schemas/facilitator-responses.js'
+import type { FacilitatorRequest, PaymentPayload, SchemePayload } from './schemas/payment-payload.js'
+import type { PaymentRequirements } from './schemas/payment-requirements.js'
+
+/** Options of {@link SchemeFacilitator.verify}. */
+export type VerifyOptions = {
+  /** Run the on-chain simulation (default true; settle re-verifies without it). */
+  simulate?: boolean
+}
+
+/**
+ * What the facilitator hands a scheme's `settle` so settlement is exactly-once and durable.
+ * The facilitator has already claimed the payment's settlement key in its store.
+ */
+export type SettleContext = {
+  /**
+   * A transaction an earlier settle of this same payment broadcast (from the settlement store).
+   * The scheme must only re-await it, never broadcast again.
+   */
+  previousTransaction?: string
+  /**
+   * Records the transaction id durably. The scheme calls it as soon as the id is known (for EVM,
+   * before or right after broadcasting the signed transaction) and before waiting for it.
+   */
+  recordBroadcast(transaction: string): Promise<void>
+}
+
+/**
+ * The facilitator side of one Tollgate scheme: verifies and settles payments on its networks.
+ * Payloads arrive in v2 form (v1 is normalized first, see `normalizeFacilitatorRequest`).
+ */
+export interface SchemeFacilitator {
+  readonly name: SchemeName
+  /** CAIP-2 networks this instance serves. */
+  readonly networks: readonly Network[]
+  /** Whether this scheme handles `payment` (e.g. permit2 takes payloads with `permit2Authorization`). */
+  canHandle(payment: PaymentPayload, requirements: PaymentRequirements): boolean
+  /** The `extra` of this scheme's `/supported` kind on `network` (Solana: `{ feePayer }`). */
+  getSupportedExtra(network: Network): Record<string, unknown> | undefined
+  /** Addresses that sign or pay fees on `network` (`/supported` `signers`). */
+  getSigners(network: Network): string[]
+  /**
+   * A stable key that identifies one payment for exactly-once settlement (for example
+   * `eip3009:<chainId>:<asset>:<from>:<nonce>`); `undefined` when the payload is malformed.
+   */
+  getSettlementKey(payment: PaymentPayload, requirements: PaymentRequirements): string | undefined
+  verify(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    options?: VerifyOptions,
+  ): Promise<VerifyResponse>
+  settle(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    context: SettleContext,
+  ): Promise<SettleResponse>
+}
+
+/** Input of {@link SchemeServer.createRequirements}. */
+export type CreateRequirementsParameters = {
+  asset: Asset
+  /** Price in the asset's atomic units (> 0). */
+  amount: bigint
+  payTo: string
+  /** Seconds the signed payment stays valid; default 300. */
+  maxTimeoutSeconds?: number
+  /** The facilitator's `/supported` kind for this network, when the scheme needs its `extra` (Solana fee payer). */
+  supportedKind?: SupportedKind
+  /** Extra fields merged into `extra` (e.g. a Solana memo). */
+  extra?: Record<string, unknown>
+}
+
+/** The merchant side of a scheme: builds the requirements a 402 offers. */
+export interface SchemeServer {
+  readonly name: SchemeName
+  createRequirements(parameters: CreateRequirementsParameters): PaymentRequirements
+}
+
+/** The payer side of a scheme: signs a payment for a requirement it can pay. */
+export interface SchemeClient {
+  readonly name: SchemeName
+  /** Whether this client holds a key for the requirement's network and can sign for its asset. */
+  canPay(requirements: PaymentRequirements): boolean
+  /** The payer's address on `network`, if this client has a key there. */
+  getAddress(network: string): string | undefined
+  /** Signs and returns the scheme payload (the `payload` field of a PaymentPayload). */
+  createPayload(requirements: PaymentRequirements): Promise<SchemePayload>
+}
+
+/**
+ * A facilitator as merchants see it: ours in-process, ours over HTTP, or any x402 facilitator.
+ * Invalid payments are data in the responses; transport failures throw `facilitator_unreachable`.
+ */
+export interface FacilitatorClient {
+  verify(request: FacilitatorRequest): Promise<VerifyResponse>
+  settle(request: FacilitatorRequest): Promise<SettleResponse>
+  getSupported(): Promise<SupportedResponse>
+}
+
+/**
+ * Which Tollgate scheme a requirement asks for: exact on Solana is `solana`; exact on EVM is
+ * `permit2` when `extra.assetTransferMethod` says so, else `eip3009`. `undefined` otherwise.
+ */
+export function getSchemeName(
+  requirements: Pick<PaymentRequirements, 'scheme' | 'network' | 'extra'>,
+): SchemeName | undefined {
+  if (requirements.scheme !== 'exact') {
+    return undefined
+  }
+  const family = getNetworkFamily(requirements.network)
+  if (family === 'svm') {
+    return 'solana'
+  }
+  if (family === 'evm') {
+    return requirements.extra?.assetTransferMethod === 'permit2' ? 'permit2' : 'eip3009'
+  }
+  return undefined
+}
