@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
-import type { Database } from './db-connection.js'
+import type { Database } from './db/database.js'
 
 /** Source of the current time; a dependency so tests can fix it. */
 export type Clock = { now(): Date }

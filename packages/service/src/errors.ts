@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'validation_error'
   | 'invalid_json'
   | 'insufficient_balance'
+  | 'pending_transfer_already_resolved'
+  | 'pending_transfer_expired'
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'rate_limited'
@@ -24,6 +26,8 @@ export const codeToStatus = {
   validation_error: 400,
   invalid_json: 400,
   insufficient_balance: 400,
+  pending_transfer_already_resolved: 409,
+  pending_transfer_expired: 409,
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
   rate_limited: 429,

@@ -16,8 +16,12 @@ export { createApiKey } from './auth/create-api-key.js'
 export type { ApiKeySummary } from './auth/list-api-keys.js'
 export { listApiKeys } from './auth/list-api-keys.js'
 export { revokeApiKey } from './auth/revoke-api-key.js'
-export type { OpenDatabaseOptions, OpenedDatabase } from './db-connection.js'
-export { openDatabase } from './db-connection.js'
+export type { Database } from './db/database.js'
+export { inTransaction } from './db/in-transaction.js'
+export { migrateToLatest, migrations } from './db/migrations/index.js'
+export type { OpenDatabaseOptions, OpenedDatabase } from './db/open-database.js'
+export { openDatabase } from './db/open-database.js'
+export { createPgliteDialect } from './db/pglite-dialect.js'
 export type { Clock, Deps, IdGenerator } from './deps.js'
 export { createIdGenerator, systemClock } from './deps.js'
 export type { ErrorCode } from './errors.js'
@@ -26,10 +30,45 @@ export type { ApiKeyAuth, KeyEnvironment, ResponseFormat } from './http/app-env.
 export { createLogger } from './http/create-logger.js'
 export type { RateLimiter, RateLimiterOptions } from './http/rate-limit.js'
 export { createRateLimiter } from './http/rate-limit.js'
+export type { AccountBalance, AccountCounters } from './ledger/account-balance.js'
+export { toAccountBalance } from './ledger/account-balance.js'
+export type { BalanceTransactionFilters, BalanceTransactionRecord } from './ledger/balance-transactions.js'
+export { getBalanceTransaction, listBalanceTransactions } from './ledger/balance-transactions.js'
+export type { AccountCode } from './ledger/chart-of-accounts.js'
+export { custodyAccount, isAccountCode, merchantAccount } from './ledger/chart-of-accounts.js'
+export { checkLedgerInvariants } from './ledger/check-ledger-invariants.js'
+export type { CurrencyBalance } from './ledger/get-balances.js'
+export { getAccountBalance, getBalances } from './ledger/get-balances.js'
+export { getLedgerTransaction } from './ledger/get-ledger-transaction.js'
+export type { LedgerCurrency } from './ledger/ledger-currencies.js'
+export {
+  formatLedgerAmount,
+  isLedgerCurrency,
+  ledgerCurrencies,
+  parseLedgerAmount,
+} from './ledger/ledger-currencies.js'
+export type {
+  LedgerLeg,
+  LedgerSource,
+  LedgerTransaction,
+  LedgerTransactionInfo,
+  LedgerTransfer,
+  TransferPhase,
+} from './ledger/ledger-types.js'
+export { ledgerSources } from './ledger/ledger-types.js'
+export type { LedgerDeps, PostTransactionInput } from './ledger/post-transaction.js'
+export { createPendingTransfer, postTransaction } from './ledger/post-transaction.js'
+export {
+  expirePendingTransfers,
+  postPendingTransaction,
+  postPendingTransfer,
+  voidPendingTransaction,
+  voidPendingTransfer,
+} from './ledger/resolve-pending.js'
 export type { Merchant } from './merchants/create-merchant.js'
 export { createMerchant } from './merchants/create-merchant.js'
 export { listMerchants } from './merchants/list-merchants.js'
-export { fundSandboxMerchant } from './sandbox/fund-sandbox-merchant.js'
+export { fundBalance, fundSandboxMerchant } from './sandbox/fund-sandbox-merchant.js'
 export type { SandboxManifest } from './sandbox/sandbox-manifest.js'
 export type { Sandbox, StartSandboxOptions } from './sandbox/start-sandbox.js'
 export { startSandbox } from './sandbox/start-sandbox.js'

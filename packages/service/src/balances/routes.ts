@@ -11,7 +11,8 @@ import {
 } from '../http/envelope.js'
 import { createPageMeta, DateRangeQuery, PageQuery } from '../http/pagination.js'
 import { validationHook } from '../http/validation-hook.js'
-import { getBalanceTransaction, listBalances, listBalanceTransactions } from './balance-queries.js'
+import { getBalanceTransaction, listBalanceTransactions } from '../ledger/balance-transactions.js'
+import { getBalances } from '../ledger/get-balances.js'
 import {
   Balance,
   BalanceTransaction,
@@ -19,6 +20,7 @@ import {
   balanceTransactionSources,
   balanceTransactionStatuses,
 } from './schemas.js'
+import { toBalanceResponse, toBalanceTransactionResponse } from './to-balance-response.js'
 
 const tags = ['Balances']
 const security = [{ ApiKey: [] }]
@@ -105,17 +107,19 @@ export function createBalanceRoutes(deps: Deps) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(balanceRoute, async (c) => {
       const { merchantId, environment } = c.get('auth')
-      return c.json(
-        createEnvelope(await listBalances(deps, { merchantId, environment }), 'Balances retrieved'),
-        200,
-      )
+      const balances = await getBalances(deps, { merchantId, environment })
+      return c.json(createEnvelope(balances.map(toBalanceResponse), 'Balances retrieved'), 200)
     })
     .openapi(transactionsRoute, async (c) => {
       const { merchantId, environment } = c.get('auth')
       const query = c.req.valid('query')
       const { items, total } = await listBalanceTransactions(deps, { merchantId, environment, ...query })
       return c.json(
-        createListEnvelope(items, createPageMeta(query, total), 'Balance transactions retrieved'),
+        createListEnvelope(
+          items.map(toBalanceTransactionResponse),
+          createPageMeta(query, total),
+          'Balance transactions retrieved',
+        ),
         200,
       )
     })
@@ -126,6 +130,9 @@ export function createBalanceRoutes(deps: Deps) {
       if (!transaction) {
         throw new ServiceError('not_found', `Balance transaction ${id} not found`, { param: 'id' })
       }
-      return c.json(createEnvelope(transaction, 'Balance transaction retrieved'), 200)
+      return c.json(
+        createEnvelope(toBalanceTransactionResponse(transaction), 'Balance transaction retrieved'),
+        200,
+      )
     })
 }

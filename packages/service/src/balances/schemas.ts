@@ -1,18 +1,15 @@
 import { z } from '@hono/zod-openapi'
+import { ledgerCurrencies } from '../ledger/ledger-currencies.js'
+import { ledgerSources } from '../ledger/ledger-types.js'
 
-/** Balance currencies (spec: payout and balance currencies). */
-export const balanceCurrencies = ['USDT', 'USDC', 'NGN', 'KES', 'GHS', 'ZAR'] as const
+/** Balance currencies (spec: payout and balance currencies): the ledger's currencies. */
+export const balanceCurrencies = Object.keys(ledgerCurrencies) as [
+  keyof typeof ledgerCurrencies,
+  ...(keyof typeof ledgerCurrencies)[],
+]
 
 /** Values of a balance transaction's `source` filter. */
-export const balanceTransactionSources = [
-  'deposit',
-  'payment',
-  'payout',
-  'swap',
-  'fee',
-  'sandbox_funding',
-  'adjustment',
-] as const
+export const balanceTransactionSources = ledgerSources
 
 /** Values of a balance transaction's `status` filter. */
 export const balanceTransactionStatuses = ['pending', 'completed', 'voided'] as const
@@ -35,15 +32,16 @@ const BalanceSnapshot = z.object({ available: Decimal, pending: Decimal, total: 
 export const BalanceTransaction = z
   .object({
     id: z.string(),
-    source: z.string().describe('what moved the money, e.g. deposit, payout, swap, sandbox_funding'),
+    source: z.enum(balanceTransactionSources).describe('what moved the money'),
     sourceId: z.string().nullable(),
     sourceReference: z.string().nullable(),
     description: z.string().nullable(),
     direction: z.enum(['credit', 'debit']).describe('credit = money in, debit = money out'),
-    status: z.string().describe('pending, completed or voided'),
+    status: z.enum(balanceTransactionStatuses).describe('pending, completed or voided'),
     amount: Decimal,
     currency: z.string(),
     reference: z.string().nullable(),
+    txHash: z.string().nullable().describe('hash of the crypto transaction (deposits), else null'),
     balanceBefore: BalanceSnapshot,
     balanceAfter: BalanceSnapshot,
     createdAt: z.string().describe('ISO 8601'),

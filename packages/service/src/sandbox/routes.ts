@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { Balance } from '../balances/schemas.js'
+import { toBalanceResponse } from '../balances/to-balance-response.js'
 import type { Deps } from '../deps.js'
 import { ServiceError } from '../errors.js'
 import type { AppEnv } from '../http/app-env.js'
@@ -63,6 +64,6 @@ export function createSandboxRoutes(deps: Deps) {
     const { merchantId } = c.get('auth')
     const body = c.req.valid('json')
     const balance = await fundBalance(deps, { merchantId, currency: body.currency, amount: body.amount })
-    return c.json(createEnvelope(balance, 'Balance funded'), 200)
+    return c.json(createEnvelope(toBalanceResponse(balance), 'Balance funded'), 200)
   })
 }

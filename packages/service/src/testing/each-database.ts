@@ -1,16 +1,22 @@
 import type { Kysely } from 'kysely'
 import { afterAll, beforeAll, describe } from 'vitest'
-import type { Database } from '../db-connection.js'
-import { getTestDatabases } from '../db-connection.js'
+import type { Database } from '../db/database.js'
+import { getTestDatabases } from './test-databases.js'
 
-/** Runs `suite` once per test database (PGlite, and PostgreSQL when configured), with a fresh migrated db. */
-export function describeEachDatabase(name: string, suite: (getDb: () => Kysely<Database>) => void): void {
+/**
+ * Runs `suite` once per test database (PGlite, and PostgreSQL when `TEST_DATABASE_URL` is set),
+ * each on a fresh migrated database that is closed (and on PostgreSQL dropped) afterwards.
+ */
+export function describeEachDatabase(
+  name: string,
+  suite: (getDb: () => Kysely<Database>, engine: 'pglite' | 'postgres') => void,
+): void {
   for (const database of getTestDatabases()) {
     describe(`${name} [${database.name}]`, () => {
       let db: Kysely<Database> | undefined
       let close: (() => Promise<void>) | undefined
       beforeAll(async () => {
-        const opened = await database.create()
+        const opened = await database.open()
         db = opened.db
         close = opened.close
       })
@@ -22,7 +28,7 @@ export function describeEachDatabase(name: string, suite: (getDb: () => Kysely<D
           throw new Error('test database not opened')
         }
         return db
-      })
+      }, database.name)
     })
   }
 }

@@ -1,0 +1,5 @@
+import type { LedgerTables } from './schema/ledger.js'
+import type { MerchantsTables } from './schema/merchants.js'
+
+/** The service database's tables: the union of every migration's table types. */
+export interface Database extends MerchantsTables, LedgerTables {}

@@ -1,0 +1,30 @@
+import { type Kysely, type Migration, Migrator } from 'kysely'
+import * as m0001 from './0001-merchants.js'
+import * as m0002 from './0002-ledger.js'
+
+/** Every migration, by name; names sort in the order they apply. Add new files here. */
+export const migrations: Record<string, Migration> = {
+  '0001-merchants': m0001,
+  '0002-ledger': m0002,
+}
+
+/**
+ * Applies the pending migrations (Kysely's migrator: a lock table, then each file once, in name
+ * order); `schema` keeps the migration bookkeeping inside that schema (test isolation).
+ */
+export async function migrateToLatest(db: Kysely<unknown>, options: { schema?: string } = {}): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(options.schema === undefined ? {} : { migrationTableSchema: options.schema }),
+  })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName
+    throw new Error(`Database migration ${failed ?? ''} failed: ${describe(error)}`, { cause: error })
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,71 @@
+import { mkdir } from 'node:fs/promises'
+import { PGlite, types } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './database.js'
+import { migrateToLatest } from './migrations/index.js'
+import { createPgliteDialect } from './pglite-dialect.js'
+
+/**
+ * Options of {@link openDatabase}: a PostgreSQL URL, else a PGlite data directory (in memory when
+ * omitted). `schema` puts every table in that schema (created if missing; PostgreSQL only), which
+ * is how parallel test files share one server. `poolSize` is the PostgreSQL pool size (default 10).
+ */
+export type OpenDatabaseOptions = {
+  databaseUrl?: string | undefined
+  dataDir?: string | undefined
+  schema?: string | undefined
+  poolSize?: number | undefined
+}
+
+/** An open, migrated database, which engine it runs on, and how to close it. */
+export type OpenedDatabase = {
+  db: Kysely<Database>
+  engine: 'pglite' | 'postgres'
+  close: () => Promise<void>
+}
+
+/**
+ * Opens the service database (PostgreSQL when `databaseUrl` is set, else embedded PGlite) and
+ * applies every pending migration. Both run the same SQL through Kysely and return the same
+ * JavaScript types (NUMERIC and BIGINT as strings, timestamps as `Date`).
+ */
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
+  const opened = options.databaseUrl ? openPostgres(options.databaseUrl, options) : await openPglite(options)
+  try {
+    await migrateToLatest(opened.db as Kysely<unknown>, options.schema ? { schema: options.schema } : {})
+  } catch (error) {
+    await opened.close()
+    throw error
+  }
+  return opened
+}
+
+function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): OpenedDatabase {
+  if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema)) {
+    throw new Error(`Invalid schema name ${options.schema}`)
+  }
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+  })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, engine: 'postgres', close: () => db.destroy() }
+}
+
+async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
+  if (options.schema !== undefined) {
+    throw new Error('schema is only supported on PostgreSQL')
+  }
+  if (options.dataDir !== undefined) {
+    await mkdir(options.dataDir, { recursive: true })
+  }
+  // pg returns BIGINT as a string; PGlite would return a number. Match pg so code sees one type.
+  const pglite = new PGlite({
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    parsers: { [types.INT8]: (value: string) => value },
+  })
+  const db = new Kysely<Database>({ dialect: createPgliteDialect(pglite) })
+  return { db, engine: 'pglite', close: () => db.destroy() }
+}

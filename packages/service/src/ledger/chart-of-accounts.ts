@@ -1,0 +1,57 @@
+import { ServiceError } from '../errors.js'
+
+/**
+ * A chart-of-accounts code (CONVENTIONS.md "Ledger"); an account is (environment, code, currency).
+ * The chart's `platform:fx:{currency}` and `suspense:{currency}` are `platform:fx` and `suspense`
+ * in that currency. `sandbox:funding` is the source of sandbox money and exists in `test` only.
+ */
+export type AccountCode =
+  | `merchant:${string}`
+  | 'platform:fees'
+  | 'platform:fx'
+  | `custody:${string}:${string}`
+  | `bank:${string}`
+  | `momo:${string}`
+  | 'suspense'
+  | 'sandbox:funding'
+
+/** How the ledger treats an account: its owner, its TigerBeetle-style flags, where it may exist. */
+export type AccountPolicy = {
+  merchantId: string | null
+  /** Credit-normal and never negative: `debits_posted + debits_pending <= credits_posted`. */
+  debitsMustNotExceedCredits: boolean
+  creditsMustNotExceedDebits: boolean
+  testOnly: boolean
+}
+
+const codePattern =
+  /^(merchant:mer_[A-Za-z0-9]+|platform:fees|platform:fx|custody:[a-z0-9-]+:[A-Za-z0-9]+|bank:[a-z0-9_-]+|momo:[a-z0-9_-]+|suspense|sandbox:funding)$/
+
+/** The balance account of a merchant (credit-normal, may not go negative). */
+export function merchantAccount(merchantId: string): AccountCode {
+  return `merchant:${merchantId}`
+}
+
+/** The account of an on-chain asset we hold on `network` (`custody:base:USDC`). */
+export function custodyAccount(network: string, asset: string): AccountCode {
+  return `custody:${network}:${asset}`
+}
+
+/** Whether `value` is a well-formed chart code. */
+export function isAccountCode(value: string): value is AccountCode {
+  return codePattern.test(value)
+}
+
+/** The policy of a chart code; throws `validation_error` for a code outside the chart. */
+export function getAccountPolicy(code: string): AccountPolicy {
+  if (!isAccountCode(code)) {
+    throw new ServiceError('validation_error', `"${code}" is not a ledger account code`, { param: 'account' })
+  }
+  const merchantId = code.startsWith('merchant:') ? code.slice('merchant:'.length) : null
+  return {
+    merchantId,
+    debitsMustNotExceedCredits: merchantId !== null,
+    creditsMustNotExceedDebits: false,
+    testOnly: code === 'sandbox:funding',
+  }
+}

@@ -1,0 +1,104 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { Database } from '../db/database.js'
+import type { LedgerAccountsTable } from '../db/schema/ledger.js'
+import type { Deps } from '../deps.js'
+import { ServiceError } from '../errors.js'
+import type { KeyEnvironment } from '../http/app-env.js'
+import { type AccountCounters, toAccountCounters } from './account-balance.js'
+import { type AccountCode, getAccountPolicy } from './chart-of-accounts.js'
+
+/** An account row locked `FOR UPDATE` by the current transaction, with its counters as bigints. */
+export type LockedAccount = {
+  id: string
+  code: string
+  currency: string
+  merchantId: string | null
+  debitsMustNotExceedCredits: boolean
+  creditsMustNotExceedDebits: boolean
+  counters: AccountCounters
+}
+
+/** An account by its natural key within one environment. */
+export type AccountRef = { code: AccountCode; currency: string }
+
+/** Map key of an account reference: `code|currency`. */
+export function toAccountKey(ref: { code: string; currency: string }): string {
+  return `${ref.code}|${ref.currency}`
+}
+
+/**
+ * Creates the referenced accounts that do not exist yet (with the chart's flags), then locks all of
+ * them `FOR UPDATE` in id order, so concurrent ledger transactions always lock in the same order and
+ * never deadlock. Returns them by {@link toAccountKey}.
+ */
+export async function ensureAndLockAccounts(
+  trx: Kysely<Database>,
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  input: { environment: KeyEnvironment; refs: AccountRef[] },
+): Promise<Map<string, LockedAccount>> {
+  const unique = [...new Map(input.refs.map((ref) => [toAccountKey(ref), ref])).values()].sort((a, b) =>
+    toAccountKey(a) < toAccountKey(b) ? -1 : 1,
+  )
+  const now = deps.clock.now()
+  const rows = unique.map((ref) => {
+    const policy = getAccountPolicy(ref.code)
+    if (policy.testOnly && input.environment !== 'test') {
+      throw new ServiceError('forbidden', `Account ${ref.code} exists in the sandbox (test) environment only`)
+    }
+    return {
+      id: deps.ids.create('acc'),
+      environment: input.environment,
+      code: ref.code,
+      currency: ref.currency,
+      merchant_id: policy.merchantId,
+      debits_must_not_exceed_credits: policy.debitsMustNotExceedCredits,
+      credits_must_not_exceed_debits: policy.creditsMustNotExceedDebits,
+      created_at: now,
+    }
+  })
+  // Sorted by natural key, so concurrent creators wait on the unique index in one order too.
+  await trx
+    .insertInto('ledger_accounts')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['environment', 'code', 'currency']).doNothing())
+    .execute()
+  const locked = await trx
+    .selectFrom('ledger_accounts')
+    .selectAll()
+    .where('environment', '=', input.environment)
+    .where((eb) =>
+      eb.or(unique.map((ref) => eb.and([eb('code', '=', ref.code), eb('currency', '=', ref.currency)]))),
+    )
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  return new Map(locked.map((row) => [toAccountKey(row), toLockedAccount(row)]))
+}
+
+/** Locks accounts by id `FOR UPDATE` in id order; returns them by id. */
+export async function lockAccountsById(
+  trx: Kysely<Database>,
+  ids: string[],
+): Promise<Map<string, LockedAccount>> {
+  const locked = await trx
+    .selectFrom('ledger_accounts')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  return new Map(locked.map((row) => [row.id, toLockedAccount(row)]))
+}
+
+/** Maps a `ledger_accounts` row to a {@link LockedAccount}. */
+export function toLockedAccount(row: Selectable<LedgerAccountsTable>): LockedAccount {
+  return {
+    id: row.id,
+    code: row.code,
+    currency: row.currency,
+    merchantId: row.merchant_id,
+    debitsMustNotExceedCredits: row.debits_must_not_exceed_credits,
+    creditsMustNotExceedDebits: row.credits_must_not_exceed_debits,
+    counters: toAccountCounters(row),
+  }
+}
