@@ -1,0 +1,260 @@
+import {
+  type AnyPaymentPayload,
+  createAssetRegistry,
+  decodePaymentHeader,
+  type FacilitatorClient,
+  type FacilitatorRequest,
+  getSchemeName,
+  isAppError,
+  type PaymentRequired,
+  type PaymentRequirements,
+  REASONS,
+  type ResourceInfo,
+  type SettleResponse,
+  toPaymentRequirementsV1,
+  X402_HEADERS,
+} from '@tollgate/core'
+import { createRequirementsBuilder } from './build-requirements.js'
+import { compileRoutes, findRoute } from './compile-routes.js'
+import { matchPayment } from './match-payment.js'
+import { renderPaywallHtml } from './paywall-html.js'
+import {
+  createFacilitatorErrorResponse,
+  createPaymentRequiredResponse,
+  createSettleFailedResponse,
+  withReceipt,
+} from './respond.js'
+import { createSupportedCache } from './supported-cache.js'
+import { toFacilitatorClient } from './to-facilitator-client.js'
+import type { PaymentInfo, PaymentMiddlewareOptions } from './types.js'
+
+/** What the gate needs from a request (a Fetch `Request` plus its path, or an adapter's view). */
+export type GateRequest = {
+  method: string
+  url: string
+  path: string
+  headers: { get(name: string): string | null }
+}
+
+/** Runs the protected handler; receives the payment (`undefined` on unprotected routes). */
+export type GateNext = (payment: PaymentInfo | undefined) => Promise<Response>
+
+/** The framework-neutral core of the middleware: 402, verify, run the handler, settle. */
+export type PaymentGate = {
+  handle(request: GateRequest, next: GateNext): Promise<Response>
+}
+
+const DEFAULT_SUPPORTED_TTL_MS = 10 * 60 * 1000
+
+type Paid = {
+  payment: AnyPaymentPayload
+  requirements: PaymentRequirements
+  facilitatorRequest: FacilitatorRequest
+  offer: (error?: string) => PaymentRequired
+}
+
+/** Creates the payment gate the hono, Fetch and Express adapters share. */
+export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGate {
+  const assets = options.assets ?? createAssetRegistry()
+  const facilitator = toFacilitatorClient(options.facilitator)
+  const routes = compileRoutes(options.routes, {
+    schemes: options.schemes,
+    assets,
+    ...(options.payTo !== undefined ? { payTo: options.payTo } : {}),
+    flow: options.flow ?? 'authorization',
+  })
+  const onError = options.onError ?? (() => {})
+  const supported = createSupportedCache(facilitator, {
+    ttlMs: options.supportedTtlMs ?? DEFAULT_SUPPORTED_TTL_MS,
+  })
+  const buildRequirements = createRequirementsBuilder({ supported, onError })
+  const paywall = options.paywall === false ? undefined : (options.paywall ?? {})
+
+  const facilitatorFailure = (error: unknown): Response => {
+    onError(error)
+    return createFacilitatorErrorResponse(
+      isAppError(error, 'facilitator_unreachable') ? error.message : 'facilitator error',
+    )
+  }
+
+  const unpaid = (request: GateRequest, paymentRequired: PaymentRequired): Response => {
+    const wantsHtml = paywall && (request.headers.get('accept') ?? '').includes('text/html')
+    if (!wantsHtml) {
+      return createPaymentRequiredResponse(paymentRequired)
+    }
+    const html = paywall.render
+      ? paywall.render(paymentRequired)
+      : renderPaywallHtml(paymentRequired, {
+          assets,
+          ...(paywall.appName ? { appName: paywall.appName } : {}),
+        })
+    return createPaymentRequiredResponse(paymentRequired, { html })
+  }
+
+  const rejected = (paid: Paid, reason: string): Response =>
+    createPaymentRequiredResponse(paid.offer(reason), {
+      status: reason.startsWith(REASONS.permit2AllowanceRequired) ? 412 : 402,
+    })
+
+  // One automatic re-settle when the first attempt broadcast but could not confirm in time: the
+  // facilitator re-awaits the same transaction instead of paying again (X402.md §2.4).
+  const settle = async (request: FacilitatorRequest): Promise<SettleResponse> => {
+    const first = await facilitator.settle(request)
+    if (first.success || first.errorReason !== REASONS.settlementPending || !first.transaction) {
+      return first
+    }
+    return facilitator.settle(request)
+  }
+
+  const runAuthorization = async (paid: Paid, next: GateNext): Promise<Response> => {
+    let verified: Awaited<ReturnType<FacilitatorClient['verify']>>
+    try {
+      verified = await facilitator.verify(paid.facilitatorRequest)
+    } catch (error) {
+      return facilitatorFailure(error)
+    }
+    if (!verified.isValid) {
+      return rejected(paid, verified.invalidReason ?? REASONS.invalidPayload)
+    }
+    const response = await next(toPaymentInfo(paid, verified.payer))
+    // A failed handler delivered nothing, so nothing is charged; its answer goes out unchanged.
+    if (response.status >= 400) {
+      return response
+    }
+    let settled: SettleResponse
+    try {
+      settled = await settle(paid.facilitatorRequest)
+    } catch (error) {
+      await response.body?.cancel()
+      return facilitatorFailure(error)
+    }
+    if (!settled.success) {
+      await response.body?.cancel()
+      return createSettleFailedResponse(settled, {
+        x402Version: paid.payment.x402Version,
+        paymentRequired: paid.offer(settled.errorReason),
+      })
+    }
+    return withReceipt(response, settled, paid.payment.x402Version)
+  }
+
+  const runUpfront = async (paid: Paid, next: GateNext): Promise<Response> => {
+    let settled: SettleResponse
+    try {
+      settled = await settle(paid.facilitatorRequest)
+    } catch (error) {
+      return facilitatorFailure(error)
+    }
+    if (!settled.success) {
+      const reason = settled.errorReason ?? ''
+      return reason.startsWith(REASONS.permit2AllowanceRequired)
+        ? rejected(paid, reason)
+        : createSettleFailedResponse(settled, {
+            x402Version: paid.payment.x402Version,
+            paymentRequired: paid.offer(settled.errorReason),
+          })
+    }
+    let response: Response
+    try {
+      response = await next(toPaymentInfo(paid, settled.payer, settled.transaction))
+    } catch (error) {
+      // Already charged: the payer must still learn the transaction.
+      onError(error)
+      response = new Response(JSON.stringify({ error: 'Internal Server Error' }), {
+        status: 500,
+        headers: { 'Content-Type': 'application/json' },
+      })
+    }
+    return withReceipt(response, settled, paid.payment.x402Version)
+  }
+
+  return {
+    async handle(request, next) {
+      const route = request.method === 'OPTIONS' ? undefined : findRoute(routes, request.method, request.path)
+      if (!route) {
+        return next(undefined)
+      }
+      let requirements: PaymentRequirements[]
+      try {
+        requirements = await buildRequirements(route)
+      } catch (error) {
+        return facilitatorFailure(error)
+      }
+      const resource: ResourceInfo = { url: request.url, ...route.resource }
+      const offer = (error?: string): PaymentRequired => ({
+        x402Version: 2,
+        ...(error !== undefined ? { error } : {}),
+        resource,
+        accepts: requirements,
+      })
+      const header =
+        request.headers.get(X402_HEADERS.paymentSignature) ?? request.headers.get(X402_HEADERS.xPayment)
+      if (!header) {
+        return unpaid(request, offer('Payment required'))
+      }
+      const paid = preparePayment(header, requirements, resource, offer)
+      if (!paid) {
+        return createPaymentRequiredResponse(offer('No matching payment requirements'))
+      }
+      return route.flow === 'upfront' ? runUpfront(paid, next) : runAuthorization(paid, next)
+    },
+  }
+}
+
+function preparePayment(
+  header: string,
+  requirements: PaymentRequirements[],
+  resource: ResourceInfo,
+  offer: Paid['offer'],
+): Paid | undefined {
+  let payment: AnyPaymentPayload
+  try {
+    payment = decodePaymentHeader(header)
+  } catch {
+    return undefined
+  }
+  const matched = matchPayment(payment, requirements)
+  if (!matched) {
+    return undefined
+  }
+  if (payment.x402Version === 2) {
+    return {
+      payment,
+      requirements: matched,
+      offer,
+      facilitatorRequest: { x402Version: 2, paymentPayload: payment, paymentRequirements: matched },
+    }
+  }
+  const v1Requirements = toPaymentRequirementsV1(matched, resource)
+  if (!v1Requirements) {
+    return undefined
+  }
+  return {
+    payment,
+    requirements: matched,
+    offer,
+    facilitatorRequest: { x402Version: 1, paymentPayload: payment, paymentRequirements: v1Requirements },
+  }
+}
+
+function toPaymentInfo(paid: Paid, payer: string | undefined, transaction?: string): PaymentInfo {
+  const { requirements } = paid
+  return {
+    payer: payer ?? getPayloadPayer(paid.payment.payload) ?? '',
+    amount: requirements.amount,
+    asset: requirements.asset,
+    network: requirements.network,
+    scheme: getSchemeName(requirements) ?? requirements.scheme,
+    ...(transaction ? { transaction } : {}),
+    x402Version: paid.payment.x402Version,
+    requirements,
+  }
+}
+
+function getPayloadPayer(payload: Record<string, unknown>): string | undefined {
+  const authorization = payload.authorization ?? payload.permit2Authorization
+  if (typeof authorization === 'object' && authorization !== null && 'from' in authorization) {
+    return typeof authorization.from === 'string' ? authorization.from : undefined
+  }
+  return undefined
+}
