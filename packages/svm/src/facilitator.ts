@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto'
+import type {
+  Address,
+  Blockhash,
+  GetBalanceApi,
+  GetSignatureStatusesApi,
+  IsBlockhashValidApi,
+  KeyPairSigner,
+  Rpc,
+  SendTransactionApi,
+  Signature,
+  SimulateTransactionApi,
+} from '@solana/kit'
+import {
+  AppError,
+  type AssetRegistry,
+  isSolanaNetwork,
+  type Network,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SchemeFacilitator,
+  type SettleContext,
+  type SettleResponse,
+  type VerifyOptions,
+} from '@tollgate/core'
+import { findPaymentTransfer, type SolanaLimits } from './check-payment-instructions.js'
+import { DEFAULT_LIMITS } from './constants.js'
+import { decodePaymentTransaction } from './decode-payment-transaction.js'
+import { FeePayerPool } from './fee-payer-pool.js'
+import { awaitSettlement, coSignTransaction, sendCoSigned } from './settle-payment.js'
+import { SignaturePoller } from './signature-poller.js'
+import { type VerifyContext, verifyPayment } from './verify-payment.js'
+
+/** The RPC methods the facilitator calls (standard Solana JSON-RPC). */
+export type SolanaFacilitatorRpc = Rpc<
+  SimulateTransactionApi & SendTransactionApi & GetSignatureStatusesApi & IsBlockhashValidApi & GetBalanceApi
+>
+
+/** Options of {@link createSolanaFacilitator}. */
+export type SolanaFacilitatorOptions = {
+  /** Per CAIP-2 network: its RPC and the fee-payer keys that co-sign payments. */
+  networks: Record<string, { rpc: SolanaFacilitatorRpc; feePayers: readonly KeyPairSigner[] }>
+  /** Allowlist: only mints registered for the network with transfer method `solana` are accepted. */
+  assets: AssetRegistry
+  /** Caps on compute units, priority fee and signers (defaults: `DEFAULT_LIMITS`). */
+  limits?: {
+    maxComputeUnitLimit?: number
+    maxComputeUnitPriceMicroLamports?: bigint | number
+    maxSigners?: number
+  }
+  /** How long settle waits for `confirmed` before answering `settlement_pending`, in ms (default 30,000). */
+  confirmTimeoutMs?: number
+  /** Interval between status polls while confirming, in ms (default 250). */
+  confirmPollIntervalMs?: number
+  /** Clock in ms (default `Date.now`). */
+  now?: () => number
+}
+
+/** One fee payer's SOL balance, for the low-balance alarm. */
+export type FeePayerBalance = { network: string; address: Address; lamports: bigint }
+
+/** The Solana scheme's facilitator, plus fee-payer balances for monitoring. */
+export type SolanaFacilitator = SchemeFacilitator & {
+  /** SOL balance of every fee payer on every network (one `getBalance` each, at `confirmed`). */
+  getFeePayerBalances(): Promise<FeePayerBalance[]>
+}
+
+type NetworkState = { rpc: SolanaFacilitatorRpc; pool: FeePayerPool; poller: SignaturePoller }
+
+/**
+ * Creates the facilitator side of the `solana` scheme (x402 exact on SVM): verifies payments (see
+ * `verifyPayment`), and settles them by co-signing as the fee payer named in the transaction,
+ * recording the signature, sending with preflight and confirming with a bounded wait.
+ */
+export function createSolanaFacilitator(options: SolanaFacilitatorOptions): SolanaFacilitator {
+  const now = options.now ?? Date.now
+  const states = new Map<string, NetworkState>()
+  for (const [network, { rpc, feePayers }] of Object.entries(options.networks)) {
+    if (!isSolanaNetwork(network)) {
+      throw new AppError('invalid_network', {
+        context: { network },
+        message: `${network} is not a Solana network`,
+      })
+    }
+    const poller = new SignaturePoller(rpc, { intervalMs: options.confirmPollIntervalMs ?? 250, now })
+    states.set(network, { rpc, pool: new FeePayerPool(network, feePayers), poller })
+  }
+  const limits: SolanaLimits = {
+    maxComputeUnitLimit: options.limits?.maxComputeUnitLimit ?? DEFAULT_LIMITS.maxComputeUnitLimit,
+    maxComputeUnitPriceMicroLamports: BigInt(
+      options.limits?.maxComputeUnitPriceMicroLamports ?? DEFAULT_LIMITS.maxComputeUnitPriceMicroLamports,
+    ),
+    maxSigners: options.limits?.maxSigners ?? DEFAULT_LIMITS.maxSigners,
+  }
+  const facilitatorKeys = new Set<string>([...states.values()].flatMap((s) => s.pool.addresses))
+  const confirmTimeoutMs = options.confirmTimeoutMs ?? 30_000
+  const contextOf = (network: string): VerifyContext => {
+    const state = states.get(network)
+    return { rpc: state?.rpc, pool: state?.pool, assets: options.assets, limits, facilitatorKeys }
+  }
+
+  const verify = (
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    verifyOptions?: VerifyOptions,
+  ) =>
+    verifyPayment(contextOf(requirements.network), payment, requirements, {
+      simulate: verifyOptions?.simulate ?? true,
+    })
+
+  const settle = async (
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    context: SettleContext,
+  ): Promise<SettleResponse> => {
+    const network = requirements.network
+    const state = states.get(network)
+    if (context.previousTransaction !== undefined && state) {
+      // Re-await only: the transaction was broadcast by an earlier settle of this payment.
+      const decoded =
+        typeof payment.payload.transaction === 'string'
+          ? decodePaymentTransaction(payment.payload.transaction)
+          : undefined
+      const payer = decoded ? (findPaymentTransfer(decoded.message)?.authority ?? '') : ''
+      return awaitSettlement(state.poller, context.previousTransaction as Signature, {
+        blockhash: decoded?.message.lifetimeToken as Blockhash | undefined,
+        timeoutMs: confirmTimeoutMs,
+        payer,
+        network,
+      })
+    }
+    // The simulation happens in the send's preflight, in the same round trip.
+    const { response, verified } = await verify(payment, requirements, { simulate: false })
+    if (!verified || !state) {
+      return {
+        success: false,
+        errorReason: response.invalidReason ?? 'invalid_exact_svm_verification_failed',
+        ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
+        transaction: '',
+        network,
+        ...(response.payer ? { payer: response.payer } : {}),
+      }
+    }
+    const payer = verified.transfer.authority
+    const signer = state.pool.get(verified.feePayer) as KeyPairSigner
+    const coSigned = await coSignTransaction(verified.decoded, signer)
+    await context.recordBroadcast(coSigned.signature)
+    const sent = await sendCoSigned(state.rpc, coSigned, { payer, network })
+    if (!sent.sent) {
+      return sent.response
+    }
+    return awaitSettlement(state.poller, coSigned.signature, {
+      blockhash: verified.decoded.message.lifetimeToken as Blockhash,
+      timeoutMs: confirmTimeoutMs,
+      payer,
+      network,
+    })
+  }
+
+  return {
+    name: 'solana',
+    networks: [...states.keys()] as Network[],
+    canHandle: (payment, requirements) =>
+      requirements.scheme === 'exact' &&
+      states.has(requirements.network) &&
+      typeof payment.payload.transaction === 'string',
+    getSupportedExtra: (network) => {
+      const pool = states.get(network)?.pool
+      return pool ? { feePayer: pool.next() } : undefined
+    },
+    getSigners: (network) => [...(states.get(network)?.pool.addresses ?? [])],
+    getSettlementKey: (payment) => {
+      const transaction = payment.payload.transaction
+      const decoded = typeof transaction === 'string' ? decodePaymentTransaction(transaction) : undefined
+      if (!decoded) {
+        return undefined
+      }
+      // The message (blockhash, accounts, memo nonce) identifies the payment; signatures do not.
+      const digest = createHash('sha256')
+        .update(decoded.transaction.messageBytes as unknown as Uint8Array)
+        .digest('base64')
+      return `solana:${digest}`
+    },
+    verify: async (payment, requirements, verifyOptions) =>
+      (await verify(payment, requirements, verifyOptions)).response,
+    settle,
+    getFeePayerBalances: async () => {
+      const entries = [...states.entries()].flatMap(([network, state]) =>
+        state.pool.addresses.map((address) => ({ network, address, rpc: state.rpc })),
+      )
+      return Promise.all(
+        entries.map(async ({ network, address, rpc }) => {
+          try {
+            const { value } = await rpc.getBalance(address, { commitment: 'confirmed' }).send()
+            return { network, address, lamports: BigInt(value) }
+          } catch (cause) {
+            throw new AppError('rpc_failed', {
+              context: { network, method: 'getBalance' },
+              cause,
+              message: `getBalance failed on ${network}`,
+            })
+          }
+        }),
+      )
+    },
+  }
+}

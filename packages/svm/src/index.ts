@@ -1,0 +1,26 @@
+/**
+ * The `solana` scheme (x402 `exact` on SVM) on @solana/kit: the client builds and partially signs
+ * a TransferChecked transaction, the server puts the facilitator's fee payer in the requirements,
+ * and the facilitator verifies (layout, caps, signatures, simulation), co-signs, sends and confirms.
+ *
+ * @example
+ * const facilitator = createSolanaFacilitator({
+ *   networks: { [SOLANA_DEVNET]: { rpc: createSolanaRpc(url), feePayers: [relayer] } },
+ *   assets: createAssetRegistry(),
+ * })
+ * const client = createSolanaClient({ signer: payer, rpcs: { [SOLANA_DEVNET]: createSolanaRpc(url) } })
+ *
+ * @module
+ */
+export type { PaymentTransfer, SolanaLimits } from './check-payment-instructions.js'
+export type { SolanaClientOptions, SolanaClientRpc } from './client.js'
+export { createSolanaClient } from './client.js'
+export { DEFAULT_LIMITS } from './constants.js'
+export type {
+  FeePayerBalance,
+  SolanaFacilitator,
+  SolanaFacilitatorOptions,
+  SolanaFacilitatorRpc,
+} from './facilitator.js'
+export { createSolanaFacilitator } from './facilitator.js'
+export { createSolanaServer } from './server.js'

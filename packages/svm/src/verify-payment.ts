@@ -1,0 +1,227 @@
+import { type Address, isAddress, type Rpc, type SimulateTransactionApi } from '@solana/kit'
+import {
+  AppError,
+  type AssetRegistry,
+  type PaymentPayload,
+  type PaymentRequirements,
+  REASONS,
+  type VerifyResponse,
+} from '@tollgate/core'
+import {
+  checkPaymentInstructions,
+  type PaymentRefusal,
+  type PaymentTransfer,
+  type SolanaLimits,
+} from './check-payment-instructions.js'
+import { compareAccepted } from './compare-accepted.js'
+import { type DecodedPaymentTransaction, decodePaymentTransaction } from './decode-payment-transaction.js'
+import type { FeePayerPool } from './fee-payer-pool.js'
+import { getAssociatedTokenAddress } from './get-associated-token-address.js'
+import { describeRpcError, describeTransactionError, isJsonRpcRefusal } from './rpc-errors.js'
+import { verifyTransactionSignatures } from './verify-transaction-signatures.js'
+
+/** What verification needs to know about the facilitator. */
+export type VerifyContext = {
+  rpc: Rpc<SimulateTransactionApi> | undefined
+  pool: FeePayerPool | undefined
+  assets: AssetRegistry
+  limits: SolanaLimits
+  /** Every fee-payer key on every network: none may be a transfer authority. */
+  facilitatorKeys: ReadonlySet<string>
+}
+
+/** A payment that passed every check: what settle needs next. */
+export type VerifiedPayment = {
+  decoded: DecodedPaymentTransaction
+  transfer: PaymentTransfer
+  feePayer: Address
+}
+
+/** The verify answer, plus the decoded payment when it is valid. */
+export type VerifyOutcome = { response: VerifyResponse; verified?: VerifiedPayment }
+
+const invalid = (refusal: PaymentRefusal, payer?: string): VerifyOutcome => ({
+  response: {
+    isValid: false,
+    invalidReason: refusal.reason,
+    invalidMessage: refusal.message,
+    ...(payer ? { payer } : {}),
+  },
+})
+
+/**
+ * Verifies an x402 exact-SVM payment: the requirements, the fee payer, the transaction's layout and
+ * transfer, every payer signature (locally), then one `simulateTransaction` unless `simulate` is
+ * false. Refusals are data; an unreachable RPC throws `rpc_failed`.
+ */
+export async function verifyPayment(
+  context: VerifyContext,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  options: { simulate: boolean },
+): Promise<VerifyOutcome> {
+  const terms = checkTerms(context, payment, requirements)
+  if ('reason' in terms) {
+    return invalid(terms)
+  }
+  const { feePayer } = terms
+  const transaction = payment.payload.transaction
+  if (typeof transaction !== 'string') {
+    return invalid({ reason: REASONS.svmTransaction, message: 'payload.transaction must be a base64 string' })
+  }
+  const decoded = decodePaymentTransaction(transaction)
+  if (!decoded) {
+    return invalid({
+      reason: REASONS.svmCouldNotDecode,
+      message: 'payload.transaction is not a valid transaction',
+    })
+  }
+  const checked = await checkTransaction(context, decoded, requirements, feePayer)
+  if ('reason' in checked) {
+    return invalid(checked, checked.payer)
+  }
+  const payer = checked.authority
+  if (!verifyTransactionSignatures(decoded)) {
+    return invalid(
+      { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' },
+      payer,
+    )
+  }
+  if (options.simulate && context.rpc) {
+    const failure = await simulatePayment(context.rpc, transaction, requirements.network)
+    if (failure) {
+      return invalid(failure, payer)
+    }
+  }
+  return { response: { isValid: true, payer }, verified: { decoded, transfer: checked, feePayer } }
+}
+
+function checkTerms(
+  context: VerifyContext,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+): PaymentRefusal | { feePayer: Address } {
+  const { accepted } = payment
+  if (requirements.scheme !== 'exact' || accepted.scheme !== 'exact') {
+    return { reason: REASONS.svmUnsupportedScheme, message: 'the scheme must be exact' }
+  }
+  if (!context.pool) {
+    return { reason: REASONS.invalidNetwork, message: `${requirements.network} is not served here` }
+  }
+  const mismatch = compareAccepted(accepted, requirements)
+  if (mismatch) {
+    return mismatch
+  }
+  if (BigInt(requirements.amount) === 0n) {
+    return { reason: REASONS.invalidPaymentRequirements, message: 'amount must be greater than zero' }
+  }
+  const asset = context.assets.find(requirements.network, requirements.asset)
+  if (!asset || asset.address !== requirements.asset || !asset.transferMethods.includes('solana')) {
+    return {
+      reason: REASONS.invalidPaymentRequirements,
+      message: `asset ${requirements.asset} is not accepted on ${requirements.network}`,
+    }
+  }
+  const feePayer = requirements.extra?.feePayer
+  if (typeof feePayer !== 'string' || feePayer.length === 0) {
+    return { reason: REASONS.svmMissingFeePayer, message: 'extra.feePayer is missing' }
+  }
+  if (!context.pool.get(feePayer)) {
+    return {
+      reason: REASONS.svmFeePayerNotManaged,
+      message: `${feePayer} is not a fee payer of this facilitator`,
+    }
+  }
+  return { feePayer: feePayer as Address }
+}
+
+async function checkTransaction(
+  context: VerifyContext,
+  { message }: DecodedPaymentTransaction,
+  requirements: PaymentRequirements,
+  feePayer: Address,
+): Promise<PaymentTransfer | (PaymentRefusal & { payer?: string })> {
+  if (message.staticAccounts[0] !== feePayer) {
+    return { reason: REASONS.svmFeePayerMismatch, message: 'the transaction fee payer is not extra.feePayer' }
+  }
+  if (message.header.numSignerAccounts > context.limits.maxSigners) {
+    return {
+      reason: REASONS.svmExcessiveSigners,
+      message: `${message.header.numSignerAccounts} signers, at most ${context.limits.maxSigners} allowed`,
+    }
+  }
+  if ('addressTableLookups' in message && (message.addressTableLookups?.length ?? 0) > 0) {
+    return { reason: REASONS.svmTransaction, message: 'address lookup tables are not accepted' }
+  }
+  const memo = requirements.extra?.memo
+  const transfer = checkPaymentInstructions(message, {
+    limits: context.limits,
+    facilitatorKeys: context.facilitatorKeys,
+    memo: typeof memo === 'string' ? memo : undefined,
+  })
+  if ('reason' in transfer) {
+    return transfer
+  }
+  const payer = transfer.authority
+  const asset = context.assets.find(requirements.network, requirements.asset)
+  if (transfer.mint !== requirements.asset) {
+    return { reason: REASONS.svmMintMismatch, message: 'the transfer mint is not the asset', payer }
+  }
+  if (asset?.tokenProgram !== undefined && asset.tokenProgram !== transfer.tokenProgram) {
+    return { reason: REASONS.svmMintMismatch, message: `the asset belongs to ${asset.tokenProgram}`, payer }
+  }
+  const destination = isAddress(requirements.payTo)
+    ? await getAssociatedTokenAddress(requirements.payTo, transfer.mint, transfer.tokenProgram)
+    : undefined
+  if (transfer.destination !== destination) {
+    return {
+      reason: REASONS.svmRecipientMismatch,
+      message: 'the destination is not the payTo token account',
+      payer,
+    }
+  }
+  if (transfer.amount !== BigInt(requirements.amount)) {
+    return {
+      reason: REASONS.svmAmountMismatch,
+      message: `amount ${transfer.amount}, required ${requirements.amount}`,
+      payer,
+    }
+  }
+  return transfer
+}
+
+async function simulatePayment(
+  rpc: Rpc<SimulateTransactionApi>,
+  transaction: string,
+  network: string,
+): Promise<PaymentRefusal | undefined> {
+  let err: unknown
+  try {
+    const { value } = await rpc
+      .simulateTransaction(transaction as Parameters<typeof rpc.simulateTransaction>[0], {
+        encoding: 'base64',
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: 'confirmed',
+      })
+      .send()
+    err = value.err
+  } catch (error) {
+    if (!isJsonRpcRefusal(error)) {
+      throw new AppError('rpc_failed', {
+        context: { network, method: 'simulateTransaction' },
+        cause: error,
+        message: `simulateTransaction failed on ${network}`,
+      })
+    }
+    return { reason: REASONS.svmSimulationFailed, message: describeRpcError(error) }
+  }
+  if (err === null || err === undefined) {
+    return undefined
+  }
+  const message =
+    err === 'BlockhashNotFound'
+      ? 'blockhash not found: the transaction expired, sign a new payment'
+      : `simulation failed: ${describeTransactionError(err)}`
+  return { reason: REASONS.svmSimulationFailed, message }
+}
