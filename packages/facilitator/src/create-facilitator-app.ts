@@ -1,0 +1,92 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { AppError } from '@tollgate/core'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import type { Facilitator } from './create-facilitator.js'
+import { getErrorStatus, toErrorBody } from './errors.js'
+import { type Logger, silentLogger } from './logger.js'
+import { parseAndMarkFacilitatorRequest } from './route-facilitator-request.js'
+
+/** Options of {@link createFacilitatorApp}. */
+export type FacilitatorAppOptions = {
+  /** When set, every route but `/health` needs `Authorization: Bearer <authToken>`. */
+  authToken?: string
+  /** Largest accepted request body in bytes (default 64 KiB); larger bodies get 413. */
+  bodyLimitBytes?: number
+  logger?: Logger
+}
+
+/**
+ * The facilitator's HTTP API (x402 §2): `POST /verify`, `POST /settle` (body `{ x402Version,
+ * paymentPayload, paymentRequirements }`), `GET /supported`, `GET /health`, `GET /metrics`. An
+ * invalid payment is HTTP 200 with `isValid: false` / `success: false`; malformed input is a 4xx
+ * `{ error, message, issues? }`; only unexpected failures are a logged 500. Mount it under a
+ * prefix with `root.route('/facilitator', app)`.
+ */
+export function createFacilitatorApp(facilitator: Facilitator, options: FacilitatorAppOptions = {}): Hono {
+  const logger = options.logger ?? silentLogger
+  const limitBytes = options.bodyLimitBytes ?? 64 * 1024
+  const auth = createBearerAuth(options.authToken)
+  const limit = bodyLimit({
+    maxSize: limitBytes,
+    onError: () => {
+      throw new AppError('payload_too_large', {
+        context: { limitBytes },
+        message: `request body is larger than ${limitBytes} bytes`,
+      })
+    },
+  })
+  const app = new Hono()
+
+  app.get('/health', async (c) => c.json(await facilitator.getHealth()))
+  app.post('/verify', auth, limit, async (c) =>
+    c.json(await facilitator.verify(parseAndMarkFacilitatorRequest(await readJson(c)))),
+  )
+  app.post('/settle', auth, limit, async (c) =>
+    c.json(await facilitator.settle(parseAndMarkFacilitatorRequest(await readJson(c)))),
+  )
+  app.get('/supported', auth, async (c) => c.json(await facilitator.getSupported()))
+  app.get('/metrics', auth, async (c) => {
+    const { registry } = facilitator.metrics
+    return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType })
+  })
+
+  app.notFound((c) => c.json({ error: 'not_found', message: `no route ${c.req.method} ${c.req.path}` }, 404))
+  app.onError((error, c) => {
+    const { status } = getErrorStatus(error)
+    if (status >= 500) {
+      logger.error({ err: error, method: c.req.method, path: c.req.path }, 'facilitator request failed')
+    }
+    return c.json(toErrorBody(error), status)
+  })
+  return app
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text()
+  try {
+    return JSON.parse(text)
+  } catch (cause) {
+    throw new AppError('invalid_json', { cause, message: 'the request body is not valid JSON' })
+  }
+}
+
+// Compares digests so the check takes the same time whatever prefix of the token matches.
+function createBearerAuth(token: string | undefined): MiddlewareHandler {
+  const expected = token === undefined ? undefined : digest(token)
+  return async (c, next) => {
+    if (expected) {
+      const header = c.req.header('Authorization') ?? ''
+      const match = /^Bearer\s+(.+)$/i.exec(header)
+      if (!match?.[1] || !timingSafeEqual(digest(match[1].trim()), expected)) {
+        c.header('WWW-Authenticate', 'Bearer')
+        throw new AppError('unauthorized', { message: 'a valid bearer token is required' })
+      }
+    }
+    await next()
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest()
+}

@@ -1,0 +1,260 @@
+import { describe, expect, test } from 'vitest'
+import { createFacilitator } from './create-facilitator.js'
+import { createMemorySettlementStore } from './memory-settlement-store.js'
+import { buildFakeRequest, createFakeScheme, type FakeConfirmation } from './testing/create-fake-scheme.js'
+
+const v1Request = () => {
+  const { paymentPayload, paymentRequirements: r } = buildFakeRequest()
+  return {
+    x402Version: 1,
+    paymentPayload: {
+      x402Version: 1,
+      scheme: 'exact',
+      network: 'base-sepolia',
+      payload: paymentPayload.payload,
+    },
+    paymentRequirements: {
+      scheme: 'exact',
+      network: 'base-sepolia',
+      maxAmountRequired: r.amount,
+      resource: 'https://merchant.example/paid',
+      description: 'paid',
+      payTo: r.payTo,
+      maxTimeoutSeconds: r.maxTimeoutSeconds,
+      asset: r.asset,
+      extra: r.extra,
+    },
+  } as const
+}
+
+/** A confirm() that answers from a script, then "confirmed". */
+function scripted(...outcomes: FakeConfirmation[]) {
+  return async () => outcomes.shift() ?? 'confirmed'
+}
+
+describe('createFacilitator', () => {
+  test('default: verifies through the scheme of the network', async () => {
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()] })
+    expect(await facilitator.verify(buildFakeRequest())).toEqual({
+      isValid: true,
+      payer: '0x00000000000000000000000000000000000000bb',
+    })
+    expect(await facilitator.verify(buildFakeRequest({ payload: { value: '1' } }))).toMatchObject({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_payload_authorization_value_mismatch',
+    })
+  })
+
+  test('behavior: unknown networks are invalid_network, unknown schemes unsupported_scheme', async () => {
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()] })
+    const otherNetwork = buildFakeRequest({ requirements: { network: 'eip155:1' } })
+    expect(await facilitator.verify(otherNetwork)).toMatchObject({
+      isValid: false,
+      invalidReason: 'invalid_network',
+    })
+    const upto = buildFakeRequest({ requirements: { scheme: 'upto' } })
+    expect(await facilitator.verify(upto)).toMatchObject({
+      isValid: false,
+      invalidReason: 'unsupported_scheme',
+    })
+    const unknownPayload = buildFakeRequest({ payload: { kind: 'other' } })
+    expect(await facilitator.settle(unknownPayload)).toEqual({
+      success: false,
+      errorReason: 'unsupported_scheme',
+      errorMessage: expect.any(String),
+      transaction: '',
+      network: 'eip155:84532',
+    })
+    const v1 = v1Request()
+    const v1Unknown = {
+      ...v1,
+      paymentPayload: { ...v1.paymentPayload, network: 'nowhere' },
+      paymentRequirements: { ...v1.paymentRequirements, network: 'nowhere' },
+    }
+    expect(await facilitator.settle(v1Unknown)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_network',
+    })
+  })
+
+  test('behavior: routes each payload to the scheme that can handle it', async () => {
+    const eip3009 = createFakeScheme()
+    const permit2 = createFakeScheme({ name: 'permit2' })
+    const facilitator = createFacilitator({ schemes: [eip3009, permit2] })
+    await facilitator.settle(buildFakeRequest({ payload: { kind: 'permit2' } }))
+    await facilitator.settle(buildFakeRequest({ payload: { nonce: '0x02' } }))
+    expect(permit2.broadcasts).toHaveLength(1)
+    expect(eip3009.broadcasts).toHaveLength(1)
+  })
+
+  test('behavior: a v1 request is normalized and answered', async () => {
+    const scheme = createFakeScheme()
+    const facilitator = createFacilitator({ schemes: [scheme] })
+    expect(await facilitator.verify(v1Request())).toMatchObject({ isValid: true })
+    expect(await facilitator.settle(v1Request())).toMatchObject({ success: true, network: 'eip155:84532' })
+  })
+
+  test('behavior: 50 concurrent settles of one payment broadcast once and share the transaction', async () => {
+    const scheme = createFakeScheme({ confirmDelayMs: 20 })
+    const facilitator = createFacilitator({ schemes: [scheme] })
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => facilitator.settle(buildFakeRequest())),
+    )
+    expect(scheme.broadcasts).toHaveLength(1)
+    expect(new Set(results.map((r) => r.transaction))).toEqual(new Set(scheme.broadcasts))
+    expect(results.every((r) => r.success)).toBe(true)
+    const again = await facilitator.settle(buildFakeRequest())
+    expect(again).toEqual(results[0])
+    expect(scheme.broadcasts).toHaveLength(1)
+  })
+
+  test('behavior: the same key with other requirements is a duplicate, not a replay', async () => {
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()] })
+    expect(await facilitator.settle(buildFakeRequest())).toMatchObject({ success: true })
+    const replay = buildFakeRequest({ requirements: { payTo: '0x00000000000000000000000000000000000000cc' } })
+    expect(await facilitator.settle(replay)).toMatchObject({
+      success: false,
+      errorReason: 'duplicate_settlement',
+      transaction: '',
+    })
+  })
+
+  test('behavior: a failure before broadcast is answered and stays retryable', async () => {
+    const scheme = createFakeScheme()
+    const facilitator = createFacilitator({ schemes: [scheme] })
+    const unfunded = buildFakeRequest({ payload: { from: '0x0' } })
+    expect(await facilitator.settle(unfunded)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+    })
+    expect(await facilitator.settle(unfunded)).toMatchObject({ success: false })
+    expect(scheme.broadcasts).toHaveLength(0)
+  })
+
+  test('behavior: a timed-out confirmation is pending, and the retry re-awaits without re-sending', async () => {
+    const scheme = createFakeScheme({ confirm: scripted('timeout') })
+    const facilitator = createFacilitator({ schemes: [scheme] })
+    const first = await facilitator.settle(buildFakeRequest())
+    expect(first).toMatchObject({ success: false, errorReason: 'settlement_pending' })
+    expect(first.transaction).toBe(scheme.broadcasts[0])
+    const second = await facilitator.settle(buildFakeRequest())
+    expect(second).toMatchObject({ success: true, transaction: first.transaction })
+    expect(scheme.broadcasts).toHaveLength(1)
+    expect(scheme.reawaits).toEqual([first.transaction])
+  })
+
+  test('behavior: a reverted transaction is a final failure with its hash', async () => {
+    const scheme = createFakeScheme({ confirm: scripted('reverted') })
+    const facilitator = createFacilitator({ schemes: [scheme] })
+    const first = await facilitator.settle(buildFakeRequest())
+    expect(first).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_transaction_failed' })
+    expect(await facilitator.settle(buildFakeRequest())).toEqual(first)
+    expect(scheme.broadcasts).toHaveLength(1)
+  })
+
+  test('behavior: a scheme that throws after broadcast leaves the settlement pending for reconciliation', async () => {
+    let calls = 0
+    const scheme = createFakeScheme({
+      confirm: async () => {
+        calls += 1
+        if (calls === 1) {
+          throw new Error('rpc down')
+        }
+        return 'confirmed'
+      },
+    })
+    const store = createMemorySettlementStore()
+    const facilitator = createFacilitator({ schemes: [scheme], store })
+    const first = await facilitator.settle(buildFakeRequest())
+    expect(first).toMatchObject({ success: false, errorReason: 'settlement_pending' })
+    expect(first.transaction).toMatch(/^0x/)
+    expect(await facilitator.reconcilePending()).toEqual({
+      checked: 1,
+      settled: 1,
+      failed: 0,
+      pending: 0,
+      abandoned: 0,
+      skipped: 0,
+    })
+    expect(await store.countByState()).toMatchObject({ settled: 1, pending: 0 })
+    expect(scheme.broadcasts).toHaveLength(1)
+  })
+
+  test('behavior: a scheme that throws before broadcast is an unexpected_settle_error, retryable', async () => {
+    const scheme = createFakeScheme()
+    const throwing = {
+      ...scheme,
+      settle: async () => {
+        throw new Error('boom')
+      },
+    }
+    const facilitator = createFacilitator({ schemes: [throwing] })
+    expect(await facilitator.settle(buildFakeRequest())).toMatchObject({
+      success: false,
+      errorReason: 'unexpected_settle_error',
+      errorMessage: 'boom',
+    })
+    const retried = createFacilitator({ schemes: [scheme] })
+    expect(await retried.settle(buildFakeRequest())).toMatchObject({ success: true })
+  })
+
+  test('behavior: reconcile releases claims whose process died before broadcasting', async () => {
+    const store = createMemorySettlementStore()
+    const scheme = createFakeScheme()
+    const { paymentPayload, paymentRequirements } = buildFakeRequest()
+    await store.claim({
+      key: 'eip3009:eip155:84532:dead:0x01',
+      scheme: 'eip3009',
+      network: 'eip155:84532',
+      fingerprint: 'f',
+      paymentPayload,
+      paymentRequirements,
+      owner: 'dead-process',
+      now: 0,
+      leaseMs: 1000,
+    })
+    const facilitator = createFacilitator({ schemes: [scheme], store })
+    expect(await facilitator.reconcilePending()).toMatchObject({ checked: 1, abandoned: 1 })
+    expect(await store.get('eip3009:eip155:84532:dead:0x01')).toMatchObject({
+      state: 'failed',
+      result: { errorReason: 'unexpected_settle_error' },
+    })
+    expect(scheme.broadcasts).toHaveLength(0)
+  })
+
+  test('behavior: counts outcomes in metrics and reports health', async () => {
+    const facilitator = createFacilitator({
+      schemes: [createFakeScheme()],
+      getBalances: async () => [
+        {
+          network: 'eip155:84532',
+          address: '0xfee',
+          symbol: 'ETH',
+          balance: 1_500_000_000_000_000_000n,
+          decimals: 18,
+        },
+      ],
+    })
+    await facilitator.verify(buildFakeRequest())
+    await facilitator.settle(buildFakeRequest())
+    await facilitator.settle(buildFakeRequest({ requirements: { network: 'eip155:1' } }))
+    const text = await facilitator.metrics.registry.metrics()
+    expect(text).toContain(
+      'tollgate_facilitator_verify_total{network="eip155:84532",scheme="eip3009",outcome="valid",reason=""} 1',
+    )
+    expect(text).toContain(
+      'tollgate_facilitator_settle_total{network="unknown",scheme="unknown",outcome="failure",reason="invalid_network"} 1',
+    )
+    expect(text).toContain(
+      'tollgate_facilitator_signer_balance{network="eip155:84532",address="0xfee",symbol="ETH"} 1.5',
+    )
+    expect(text).toContain('tollgate_facilitator_settlements{state="settled"} 1')
+    expect(await facilitator.getHealth()).toEqual({
+      status: 'ok',
+      settlements: { claimed: 0, broadcast: 0, pending: 0, settled: 1, failed: 0 },
+      balances: [
+        { network: 'eip155:84532', address: '0xfee', symbol: 'ETH', balance: '1.500000000000000000' },
+      ],
+    })
+  })
+})

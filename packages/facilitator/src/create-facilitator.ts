@@ -1,0 +1,178 @@
+import {
+  type FacilitatorClient,
+  type FacilitatorRequest,
+  formatAtomicAmount,
+  REASONS,
+  type SchemeFacilitator,
+  type SettleResponse,
+  type SupportedResponse,
+  type VerifyResponse,
+} from '@tollgate/core'
+import { createSettlementCoordinator } from './create-settlement-coordinator.js'
+import {
+  createFacilitatorMetrics,
+  type FacilitatorMetrics,
+  type SignerBalance,
+} from './facilitator-metrics.js'
+import { getPaymentFingerprint } from './get-payment-fingerprint.js'
+import { getSupported } from './get-supported.js'
+import { type Logger, silentLogger } from './logger.js'
+import { createMemorySettlementStore } from './memory-settlement-store.js'
+import { type ReconcileSummary, reconcileSettlements } from './reconcile-settlements.js'
+import { routeFacilitatorRequest } from './route-facilitator-request.js'
+import type { SettlementStateCounts, SettlementStore } from './settlement-store.js'
+
+/** Dependencies of {@link createFacilitator}. */
+export type FacilitatorDeps = {
+  schemes: readonly SchemeFacilitator[]
+  /** Durable exactly-once store (`createPostgresSettlementStore`); default: in memory. */
+  store?: SettlementStore
+  logger?: Logger
+  metrics?: FacilitatorMetrics
+  /** Clock in ms since epoch (leases, timestamps). */
+  now?: () => number
+  /** Relayer / fee-payer balances for `/health` and the balance gauge. */
+  getBalances?: () => Promise<SignerBalance[]>
+  /** Claim lease in ms (default 30 000); a dead process's claims are taken over after it. */
+  leaseMs?: number
+  /** How long a settle waits for another process settling the same payment (default 60 000 ms). */
+  settleWaitTimeoutMs?: number
+}
+
+/** `GET /health` data: store counts and signer balances (decimal strings in whole units). */
+export type FacilitatorHealth = {
+  status: 'ok'
+  settlements: SettlementStateCounts
+  balances: { network: string; address: string; symbol: string; balance: string }[]
+}
+
+/** Tollgate's facilitator: an in-process {@link FacilitatorClient} with exactly-once settlement. */
+export interface Facilitator extends FacilitatorClient {
+  readonly metrics: FacilitatorMetrics
+  /**
+   * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died)
+   * without ever broadcasting them again. Run it at start and on an interval.
+   */
+  reconcilePending(options?: { limit?: number }): Promise<ReconcileSummary>
+  getHealth(): Promise<FacilitatorHealth>
+  /** Stops lease heartbeats; claims still held expire and another process takes them over. */
+  close(): void
+}
+
+/**
+ * Creates the facilitator: routes v1 and v2 requests to the scheme serving the network, and settles
+ * each payment exactly once through the settlement store.
+ *
+ * @example
+ * const facilitator = createFacilitator({
+ *   schemes: [createEip3009Facilitator({ networks, assets })],
+ *   store: await createPostgresSettlementStore({ db: await openSettlementDatabase({ dataDir }) }),
+ * })
+ * await facilitator.settle({ x402Version: 2, paymentPayload, paymentRequirements })
+ */
+export function createFacilitator(deps: FacilitatorDeps): Facilitator {
+  const { schemes } = deps
+  const store = deps.store ?? createMemorySettlementStore()
+  const logger = deps.logger ?? silentLogger
+  const now = deps.now ?? Date.now
+  const metrics = deps.metrics ?? createFacilitatorMetrics()
+  const coordinator = createSettlementCoordinator({
+    store,
+    logger,
+    now,
+    leaseMs: deps.leaseMs ?? 30_000,
+    waitTimeoutMs: deps.settleWaitTimeoutMs ?? 60_000,
+    pollMs: { min: 20, max: 500 },
+  })
+  metrics.track({
+    getSettlementCounts: () => store.countByState(),
+    ...(deps.getBalances ? { getBalances: deps.getBalances } : {}),
+  })
+
+  async function verify(request: FacilitatorRequest): Promise<VerifyResponse> {
+    const started = performance.now()
+    const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
+    try {
+      const route = routeFacilitatorRequest(schemes, request)
+      if (!route.ok) {
+        labels.outcome = 'invalid'
+        labels.reason = route.reason
+        return { isValid: false, invalidReason: route.reason, invalidMessage: route.message }
+      }
+      labels.network = route.requirements.network
+      labels.scheme = route.scheme.name
+      const result = await route.scheme.verify(route.payment, route.requirements)
+      labels.outcome = result.isValid ? 'valid' : 'invalid'
+      labels.reason = toReasonLabel(result.invalidReason)
+      return result
+    } finally {
+      metrics.observeVerify(labels, (performance.now() - started) / 1000)
+    }
+  }
+
+  async function settle(request: FacilitatorRequest): Promise<SettleResponse> {
+    const started = performance.now()
+    const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
+    try {
+      const route = routeFacilitatorRequest(schemes, request)
+      let result: SettleResponse
+      if (!route.ok) {
+        result = failure(route.reason, route.message, route.network)
+      } else {
+        labels.network = route.requirements.network
+        labels.scheme = route.scheme.name
+        const key = route.scheme.getSettlementKey(route.payment, route.requirements)
+        result = key
+          ? await coordinator.settle({
+              scheme: route.scheme,
+              key,
+              fingerprint: getPaymentFingerprint(route.payment, route.requirements),
+              payment: route.payment,
+              requirements: route.requirements,
+            })
+          : failure(REASONS.invalidPayload, 'the payload has no settlement key', route.requirements.network)
+      }
+      labels.outcome = result.success
+        ? 'success'
+        : result.errorReason === REASONS.settlementPending
+          ? 'pending'
+          : 'failure'
+      labels.reason = toReasonLabel(result.errorReason)
+      return result
+    } finally {
+      metrics.observeSettle(labels, (performance.now() - started) / 1000)
+    }
+  }
+
+  return {
+    metrics,
+    verify,
+    settle,
+    getSupported: async (): Promise<SupportedResponse> => getSupported(schemes),
+    reconcilePending: (options = {}) =>
+      reconcileSettlements({ store, schemes, coordinator, logger, now }, { limit: options.limit ?? 100 }),
+    async getHealth() {
+      const [settlements, balances] = await Promise.all([store.countByState(), deps.getBalances?.() ?? []])
+      return {
+        status: 'ok',
+        settlements,
+        balances: balances.map((b) => ({
+          network: b.network,
+          address: b.address,
+          symbol: b.symbol,
+          balance: formatAtomicAmount(b.balance, b.decimals),
+        })),
+      }
+    },
+    close: () => coordinator.close(),
+  }
+}
+
+function failure(reason: string, message: string, network: string): SettleResponse {
+  return { success: false, errorReason: reason, errorMessage: message, transaction: '', network }
+}
+
+// Reasons may carry a `: detail` tail (X402.md §2.5); metrics keep the bounded prefix only.
+function toReasonLabel(reason: string | undefined): string {
+  return reason?.split(':')[0]?.slice(0, 100) ?? ''
+}

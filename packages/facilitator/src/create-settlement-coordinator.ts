@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto'
+import {
+  AppError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  REASONS,
+  type SchemeFacilitator,
+  type SettleContext,
+  type SettleResponse,
+} from '@tollgate/core'
+import type { Logger } from './logger.js'
+import type { SettlementRecord, SettlementStore } from './settlement-store.js'
+
+/** One payment to settle through a scheme under its settlement key. */
+export type SettlementJob = {
+  scheme: SchemeFacilitator
+  key: string
+  fingerprint: string
+  payment: PaymentPayload
+  requirements: PaymentRequirements
+}
+
+/** Options of {@link createSettlementCoordinator}. */
+export type SettlementCoordinatorOptions = {
+  store: SettlementStore
+  logger: Logger
+  now: () => number
+  /** How long a claim holds without a heartbeat (ms); heartbeats renew it every third of that. */
+  leaseMs: number
+  /** How long a caller waits for another holder of the same key before answering `settlement_pending`. */
+  waitTimeoutMs: number
+  /** Poll interval bounds while waiting for another process (ms). */
+  pollMs: { min: number; max: number }
+}
+
+/** Exactly-once settlement on top of a {@link SettlementStore}. */
+export type SettlementCoordinator = {
+  /** Settles `job` once per key across every caller and process; repeats get the same answer. */
+  settle(job: SettlementJob): Promise<SettleResponse>
+  /** Stops lease heartbeats (a process shutting down; its claims expire and are taken over). */
+  close(): void
+}
+
+/**
+ * Creates the exactly-once settle path: claim the key in the store before anything is sent, run
+ * the scheme with the stored transaction (re-await only) and a durable `recordBroadcast`, keep the
+ * claim alive with a heartbeat, and store the outcome. Callers of a key already in flight in this
+ * process share its promise; callers in other processes poll the store for its outcome.
+ */
+export function createSettlementCoordinator(options: SettlementCoordinatorOptions): SettlementCoordinator {
+  const { store, logger, now } = options
+  const inflight = new Map<string, { fingerprint: string; promise: Promise<SettleResponse> }>()
+  const heartbeats = new Set<ReturnType<typeof setInterval>>()
+  let closed = false
+
+  const claim = (job: SettlementJob, owner: string) =>
+    store.claim({
+      key: job.key,
+      scheme: job.scheme.name,
+      network: job.requirements.network,
+      fingerprint: job.fingerprint,
+      paymentPayload: job.payment,
+      paymentRequirements: job.requirements,
+      owner,
+      now: now(),
+      leaseMs: options.leaseMs,
+    })
+
+  async function claimAndSettle(job: SettlementJob): Promise<SettleResponse> {
+    const owner = randomUUID()
+    const deadline = now() + options.waitTimeoutMs
+    let delay = options.pollMs.min
+    let attempt = await claim(job, owner)
+    for (;;) {
+      if (attempt.claimed) {
+        return runClaimed(job.scheme, attempt.record, owner)
+      }
+      const record = attempt.record
+      if (record.fingerprint !== job.fingerprint) {
+        return duplicateResult(job.requirements.network)
+      }
+      if ((record.state === 'settled' || record.state === 'failed') && record.result) {
+        return record.result
+      }
+      if (now() >= deadline) {
+        return pendingResult(record)
+      }
+      await sleep(delay)
+      delay = Math.min(delay * 2, options.pollMs.max)
+      const current = await store.get(job.key)
+      // A waiter takes the outcome the holder stored; it claims only a row that is gone, or whose
+      // holder's lease ran out (a `pending` row is released at once, so a waiter re-awaits it).
+      const finished = current?.result && (current.state === 'settled' || current.state === 'failed')
+      attempt =
+        current && (finished || current.leaseUntil > now())
+          ? { claimed: false, record: current }
+          : await claim(job, owner)
+    }
+  }
+
+  async function runClaimed(
+    scheme: SchemeFacilitator,
+    record: SettlementRecord,
+    owner: string,
+  ): Promise<SettleResponse> {
+    const { key } = record
+    let broadcast = record.transaction
+    const stopHeartbeat = startHeartbeat(key, owner)
+    const context: SettleContext = {
+      ...(record.transaction ? { previousTransaction: record.transaction } : {}),
+      async recordBroadcast(transaction) {
+        if (!(await store.recordBroadcast(key, owner, transaction, now()))) {
+          throw new AppError('settlement_store_failed', {
+            context: { key },
+            message: 'the settlement claim was lost before broadcast',
+          })
+        }
+        broadcast = transaction
+      },
+    }
+    let result: SettleResponse
+    try {
+      result = await scheme.settle(record.paymentPayload, record.paymentRequirements, context)
+    } catch (error) {
+      logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
+      result = broadcast
+        ? pendingResult({ ...record, transaction: broadcast })
+        : {
+            success: false,
+            errorReason: REASONS.unexpectedSettleError,
+            errorMessage: error instanceof Error ? error.message : String(error),
+            transaction: '',
+            network: record.network,
+          }
+    } finally {
+      stopHeartbeat()
+    }
+    return storeOutcome(record, owner, result, broadcast)
+  }
+
+  async function storeOutcome(
+    record: SettlementRecord,
+    owner: string,
+    result: SettleResponse,
+    broadcast: string | undefined,
+  ): Promise<SettleResponse> {
+    const pending = !result.success && result.errorReason === REASONS.settlementPending
+    // A failure the scheme reports with no transaction has nothing in flight: it stays retryable.
+    const transaction = result.transaction || (result.success || pending ? broadcast : undefined)
+    const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
+    const stored = await store.complete({ key: record.key, owner, state, result, transaction, now: now() })
+    if (!stored) {
+      // Another process took the key over (our lease ran out mid-settle); its record wins.
+      logger.warn({ key: record.key, state }, 'settlement claim lost before storing the outcome')
+      const current = await store.get(record.key)
+      if (current?.result && (current.state === 'settled' || current.state === 'failed')) {
+        return current.result
+      }
+      return pendingResult(current ?? record)
+    }
+    logger.info({ key: record.key, network: record.network, state, transaction }, 'settlement stored')
+    return result
+  }
+
+  function startHeartbeat(key: string, owner: string): () => void {
+    const timer = setInterval(
+      () => {
+        store.renew(key, owner, now() + options.leaseMs).then(
+          (held) => held || logger.warn({ key }, 'settlement lease lost'),
+          (error: unknown) => logger.warn({ err: error, key }, 'settlement lease renewal failed'),
+        )
+      },
+      Math.max(1, Math.floor(options.leaseMs / 3)),
+    )
+    timer.unref()
+    heartbeats.add(timer)
+    return () => {
+      clearInterval(timer)
+      heartbeats.delete(timer)
+    }
+  }
+
+  return {
+    settle(job) {
+      if (closed) {
+        return Promise.reject(
+          new AppError('settlement_store_failed', { message: 'the facilitator is closed' }),
+        )
+      }
+      const running = inflight.get(job.key)
+      if (running) {
+        return running.fingerprint === job.fingerprint
+          ? running.promise
+          : Promise.resolve(duplicateResult(job.requirements.network))
+      }
+      const promise = claimAndSettle(job).finally(() => inflight.delete(job.key))
+      inflight.set(job.key, { fingerprint: job.fingerprint, promise })
+      return promise
+    },
+    close() {
+      closed = true
+      for (const timer of heartbeats) {
+        clearInterval(timer)
+      }
+      heartbeats.clear()
+    },
+  }
+}
+
+/** The answer while a key's transaction is out but not known final: re-settle later, never re-pay. */
+function pendingResult(record: Pick<SettlementRecord, 'network' | 'transaction'>): SettleResponse {
+  return {
+    success: false,
+    errorReason: REASONS.settlementPending,
+    errorMessage: 'settlement is in progress; settle again with the same payment to get its outcome',
+    transaction: record.transaction ?? '',
+    network: record.network,
+  }
+}
+
+function duplicateResult(network: string): SettleResponse {
+  return {
+    success: false,
+    errorReason: REASONS.duplicateSettlement,
+    errorMessage: 'this payment was already submitted for settlement with different requirements',
+    transaction: '',
+    network,
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

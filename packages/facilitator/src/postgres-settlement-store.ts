@@ -1,0 +1,183 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@tollgate/core'
+import { type ColumnType, type Kysely, type Selectable, sql } from 'kysely'
+import { assertIdentifier, migrateSettlementStore, SETTLEMENT_TABLE } from './settlement-migrations.js'
+import {
+  type ClaimSettlementParameters,
+  type ClaimSettlementResult,
+  type CompleteSettlementParameters,
+  emptyStateCounts,
+  type SettlementRecord,
+  type SettlementState,
+  type SettlementStore,
+} from './settlement-store.js'
+
+type Json<T> = ColumnType<T, string, string>
+
+/** The settlement table as Kysely sees it. */
+export type SettlementTable = {
+  key: string
+  state: SettlementState
+  scheme: string
+  network: string
+  fingerprint: string
+  payment_payload: Json<PaymentPayload>
+  payment_requirements: Json<PaymentRequirements>
+  transaction: string | null
+  result: ColumnType<SettleResponse | null, string | null, string | null>
+  owner: string | null
+  lease_until: Date
+  attempts: ColumnType<number, number | undefined, number>
+  created_at: Date
+  updated_at: Date
+}
+
+/** The tables of the settlement store. */
+export type SettlementDatabase = { [SETTLEMENT_TABLE]: SettlementTable }
+
+/** Options of {@link createPostgresSettlementStore}. */
+export type PostgresSettlementStoreOptions<T> = {
+  /** A Kysely instance on PostgreSQL or PGlite (see `openSettlementDatabase`). */
+  db: Kysely<T>
+  /** Schema holding the table (default `public`); tests use one schema per run. */
+  schema?: string
+  /** Apply pending migrations first (default true). */
+  migrate?: boolean
+}
+
+/**
+ * A durable {@link SettlementStore} on PostgreSQL or PGlite. The claim is one
+ * `insert … on conflict do update … where <take-over allowed>` statement, so any number of
+ * facilitator processes sharing the database agree on a single holder per settlement key.
+ */
+export async function createPostgresSettlementStore<T>(
+  options: PostgresSettlementStoreOptions<T>,
+): Promise<SettlementStore> {
+  const schema = options.schema ?? 'public'
+  assertIdentifier(schema)
+  if (options.migrate !== false) {
+    await migrateSettlementStore(options.db, schema)
+  }
+  const base = options.db as unknown as Kysely<SettlementDatabase>
+  const db = base.withSchema(schema)
+  const table = sql.table(`${schema}.${SETTLEMENT_TABLE}`)
+  const held = (key: string, owner: string) =>
+    db.updateTable(SETTLEMENT_TABLE).where('key', '=', key).where('owner', '=', owner)
+
+  const store: SettlementStore = {
+    async claim(p: ClaimSettlementParameters): Promise<ClaimSettlementResult> {
+      const now = new Date(p.now)
+      const leaseUntil = new Date(p.now + p.leaseMs)
+      // Take-over rule (same as the memory store): never an unexpired lease, never another
+      // payment's row, and a failure only when nothing of it can be in flight.
+      const { rows } = await sql<Selectable<SettlementTable>>`
+        insert into ${table} as s (key, state, scheme, network, fingerprint, payment_payload,
+          payment_requirements, owner, lease_until, attempts, created_at, updated_at)
+        values (${p.key}, 'claimed', ${p.scheme}, ${p.network}, ${p.fingerprint},
+          ${JSON.stringify(p.paymentPayload)}, ${JSON.stringify(p.paymentRequirements)}, ${p.owner},
+          ${leaseUntil}, 1, ${now}, ${now})
+        on conflict (key) do update set
+          owner = excluded.owner,
+          lease_until = excluded.lease_until,
+          attempts = s.attempts + 1,
+          updated_at = excluded.updated_at,
+          state = case when s.state = 'failed' then 'claimed' else s.state end,
+          result = case when s.state = 'failed' then null else s.result end
+        where s.fingerprint = excluded.fingerprint and (
+          (s.state = 'failed' and s.transaction is null) or
+          (s.state in ('claimed', 'broadcast', 'pending') and s.lease_until <= ${now}))
+        returning *`.execute(base)
+      const claimedRow = rows[0]
+      if (claimedRow) {
+        return { claimed: true, record: toRecord(claimedRow) }
+      }
+      const current = await store.get(p.key)
+      if (!current) {
+        // The row vanished between the two statements (deleted by hand); claim again.
+        return store.claim(p)
+      }
+      return { claimed: false, record: current }
+    },
+
+    async renew(key, owner, leaseUntil) {
+      const result = await held(key, owner)
+        .set({ lease_until: new Date(leaseUntil) })
+        .executeTakeFirst()
+      return result.numUpdatedRows > 0n
+    },
+
+    async recordBroadcast(key, owner, transaction, now) {
+      const result = await held(key, owner)
+        .set({
+          transaction,
+          updated_at: new Date(now),
+          state: sql<SettlementState>`case when state = 'claimed' then 'broadcast' else state end`,
+        })
+        .executeTakeFirst()
+      return result.numUpdatedRows > 0n
+    },
+
+    async complete(p: CompleteSettlementParameters) {
+      const result = await held(p.key, p.owner)
+        .set({
+          state: p.state,
+          result: JSON.stringify(p.result),
+          transaction: p.transaction ?? null,
+          owner: null,
+          lease_until: new Date(p.now),
+          updated_at: new Date(p.now),
+        })
+        .executeTakeFirst()
+      return result.numUpdatedRows > 0n
+    },
+
+    async get(key) {
+      const row = await db.selectFrom(SETTLEMENT_TABLE).selectAll().where('key', '=', key).executeTakeFirst()
+      return row ? toRecord(row) : undefined
+    },
+
+    async listReconcilable(now, limit) {
+      const rows = await db
+        .selectFrom(SETTLEMENT_TABLE)
+        .selectAll()
+        .where('state', 'in', ['claimed', 'broadcast', 'pending'])
+        .where('lease_until', '<=', new Date(now))
+        .orderBy('updated_at')
+        .limit(limit)
+        .execute()
+      return rows.map(toRecord)
+    },
+
+    async countByState() {
+      const rows = await db
+        .selectFrom(SETTLEMENT_TABLE)
+        .select(['state', sql<number>`count(*)::int`.as('count')])
+        .groupBy('state')
+        .execute()
+      const counts = emptyStateCounts()
+      for (const row of rows) {
+        counts[row.state] = Number(row.count)
+      }
+      return counts
+    },
+  }
+  return store
+}
+
+function toRecord(row: Selectable<SettlementTable>): SettlementRecord {
+  return {
+    key: row.key,
+    state: row.state,
+    scheme: row.scheme,
+    network: row.network,
+    fingerprint: row.fingerprint,
+    paymentPayload: row.payment_payload,
+    paymentRequirements: row.payment_requirements,
+    ...(row.transaction === null ? {} : { transaction: row.transaction }),
+    ...(row.result === null ? {} : { result: row.result }),
+    ...(row.owner === null ? {} : { owner: row.owner }),
+    leaseUntil: new Date(row.lease_until).getTime(),
+    attempts: row.attempts,
+    createdAt: new Date(row.created_at).getTime(),
+    updatedAt: new Date(row.updated_at).getTime(),
+  }
+}

@@ -1,0 +1,100 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@tollgate/core'
+
+/**
+ * Where one payment's settlement stands. `claimed` → (`broadcast`) → `settled` | `failed` |
+ * `pending`. `pending` means a transaction went out but its outcome is not known yet
+ * (`settlement_pending`); it is re-awaited, never re-sent.
+ */
+export type SettlementState = 'claimed' | 'broadcast' | 'pending' | 'settled' | 'failed'
+
+/** One row of the settlement store: the claim on a payment's settlement key and its outcome. */
+export type SettlementRecord = {
+  /** The scheme's settlement key (`SchemeFacilitator.getSettlementKey`), unique. */
+  key: string
+  state: SettlementState
+  /** Tollgate scheme name (`eip3009`, `permit2`, `solana`). */
+  scheme: string
+  network: string
+  /** Hash of the requirements and signed payload; a retry must match it. */
+  fingerprint: string
+  /** The payment in v2 form, kept so a pending settlement can be reconciled by any process. */
+  paymentPayload: PaymentPayload
+  paymentRequirements: PaymentRequirements
+  /** The broadcast transaction (EVM hash, Solana signature) once known. */
+  transaction?: string
+  /** The last settle result (`settled`, `failed`, `pending`). */
+  result?: SettleResponse
+  /** The holder of the claim, while it holds the lease. */
+  owner?: string
+  /** The claim is held until this time (ms since epoch); after it, another process may take over. */
+  leaseUntil: number
+  /** How many times the key was claimed (first claim = 1). */
+  attempts: number
+  createdAt: number
+  updatedAt: number
+}
+
+/** Input of {@link SettlementStore.claim}. */
+export type ClaimSettlementParameters = {
+  key: string
+  scheme: string
+  network: string
+  fingerprint: string
+  paymentPayload: PaymentPayload
+  paymentRequirements: PaymentRequirements
+  /** A unique id of the claimant (one per settle attempt). */
+  owner: string
+  /** Current time, ms since epoch. */
+  now: number
+  /** Lease length in ms. */
+  leaseMs: number
+}
+
+/**
+ * The result of a claim: `claimed: true` when the caller now holds the key (a new row, or a take-over
+ * of an expired lease, a `pending` row nobody is re-awaiting, or a `failed` row that never broadcast),
+ * else the current row, which someone else holds or which already has its final result.
+ */
+export type ClaimSettlementResult = { claimed: boolean; record: SettlementRecord }
+
+/** The final or pending outcome written by {@link SettlementStore.complete}. */
+export type CompleteSettlementParameters = {
+  key: string
+  owner: string
+  state: 'settled' | 'failed' | 'pending'
+  result: SettleResponse
+  /** The transaction to keep; `undefined` clears it (a failure with nothing in flight stays retryable). */
+  transaction: string | undefined
+  now: number
+}
+
+/** Counts of rows per state. */
+export type SettlementStateCounts = Record<SettlementState, number>
+
+/**
+ * Durable exactly-once bookkeeping for settlements. Every write after the claim is fenced by
+ * `owner`: it only lands while that owner still holds the row, so a process that lost its lease
+ * (paused, or presumed dead and taken over) cannot overwrite the new holder's progress.
+ */
+export interface SettlementStore {
+  /** Atomically inserts the key, or takes it over when allowed (see {@link ClaimSettlementResult}). */
+  claim(parameters: ClaimSettlementParameters): Promise<ClaimSettlementResult>
+  /** Extends the owner's lease to `leaseUntil` (ms); `false` when the owner no longer holds the row. */
+  renew(key: string, owner: string, leaseUntil: number): Promise<boolean>
+  /** Records the broadcast transaction (state `broadcast`); `false` when the owner lost the row. */
+  recordBroadcast(key: string, owner: string, transaction: string, now: number): Promise<boolean>
+  /** Stores the outcome and releases the lease; `false` when the owner lost the row. */
+  complete(parameters: CompleteSettlementParameters): Promise<boolean>
+  get(key: string): Promise<SettlementRecord | undefined>
+  /**
+   * Rows that need a reconciler at `now`: `pending`, or `claimed`/`broadcast` whose holder's lease
+   * ran out (the process died), oldest first.
+   */
+  listReconcilable(now: number, limit: number): Promise<SettlementRecord[]>
+  countByState(): Promise<SettlementStateCounts>
+}
+
+/** Zero counts for every state. */
+export function emptyStateCounts(): SettlementStateCounts {
+  return { claimed: 0, broadcast: 0, pending: 0, settled: 0, failed: 0 }
+}

@@ -1,0 +1,188 @@
+import { buildFakeRequest } from '@tollgate/facilitator/testing'
+import { describe, expect, test } from 'vitest'
+import type { ClaimSettlementParameters, SettlementStore } from '../src/settlement-store.js'
+
+const T0 = 1_750_000_000_000
+const LEASE = 10_000
+
+/** Claim parameters for key `key` at `now`, as owner `owner`. */
+export function buildClaim(overrides: Partial<ClaimSettlementParameters> = {}): ClaimSettlementParameters {
+  const { paymentPayload, paymentRequirements } = buildFakeRequest()
+  return {
+    key: 'k1',
+    scheme: 'eip3009',
+    network: 'eip155:84532',
+    fingerprint: 'fp1',
+    paymentPayload,
+    paymentRequirements,
+    owner: 'a',
+    now: T0,
+    leaseMs: LEASE,
+    ...overrides,
+  }
+}
+
+const ok = { success: true, transaction: '0xt', network: 'eip155:84532' }
+
+/** The behaviour every SettlementStore must have; run against each implementation. */
+export function describeSettlementStoreContract(name: string, open: () => Promise<SettlementStore>): void {
+  describe(`${name}: SettlementStore contract`, () => {
+    test('default: first claim wins, a second claimant sees the held row', async () => {
+      const store = await open()
+      const first = await store.claim(buildClaim())
+      const second = await store.claim(buildClaim({ owner: 'b', now: T0 + 1 }))
+      expect(first.claimed).toBe(true)
+      expect(first.record).toMatchObject({
+        state: 'claimed',
+        owner: 'a',
+        attempts: 1,
+        leaseUntil: T0 + LEASE,
+      })
+      expect(second.claimed).toBe(false)
+      expect(second.record.owner).toBe('a')
+      expect(second.record.paymentRequirements).toEqual(buildClaim().paymentRequirements)
+    })
+
+    test('behavior: concurrent claims of one key have exactly one winner', async () => {
+      const store = await open()
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.claim(buildClaim({ owner: `o${i}` }))),
+      )
+      expect(results.filter((r) => r.claimed)).toHaveLength(1)
+    })
+
+    test('behavior: writes are fenced by owner', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      expect(await store.recordBroadcast('k1', 'intruder', '0xbad', T0)).toBe(false)
+      expect(await store.renew('k1', 'intruder', T0 + 99_999)).toBe(false)
+      expect(await store.recordBroadcast('k1', 'a', '0xt', T0 + 5)).toBe(true)
+      const stolen = await store.complete({
+        key: 'k1',
+        owner: 'x',
+        state: 'settled',
+        result: ok,
+        transaction: '0xt',
+        now: T0,
+      })
+      expect(stolen).toBe(false)
+      expect(await store.get('k1')).toMatchObject({ state: 'broadcast', transaction: '0xt', owner: 'a' })
+    })
+
+    test('behavior: an expired lease is taken over and keeps the broadcast transaction', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      await store.recordBroadcast('k1', 'a', '0xt', T0 + 1)
+      expect((await store.claim(buildClaim({ owner: 'b', now: T0 + LEASE - 1 }))).claimed).toBe(false)
+      const takeover = await store.claim(buildClaim({ owner: 'b', now: T0 + LEASE }))
+      expect(takeover.claimed).toBe(true)
+      expect(takeover.record).toMatchObject({
+        state: 'broadcast',
+        transaction: '0xt',
+        owner: 'b',
+        attempts: 2,
+      })
+      expect(await store.recordBroadcast('k1', 'a', '0xother', T0 + LEASE)).toBe(false)
+    })
+
+    test('behavior: renew extends the lease', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      expect(await store.renew('k1', 'a', T0 + 3 * LEASE)).toBe(true)
+      expect((await store.claim(buildClaim({ owner: 'b', now: T0 + 2 * LEASE }))).claimed).toBe(false)
+    })
+
+    test('behavior: a settled row is final and returns its result', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'settled',
+        result: ok,
+        transaction: '0xt',
+        now: T0 + 2,
+      })
+      const again = await store.claim(buildClaim({ owner: 'b', now: T0 + 10 * LEASE }))
+      expect(again.claimed).toBe(false)
+      expect(again.record).toMatchObject({ state: 'settled', result: ok, transaction: '0xt' })
+      expect(again.record.owner).toBeUndefined()
+    })
+
+    test('behavior: a failure without a transaction is retryable, with one', async () => {
+      const store = await open()
+      const failed = { success: false, errorReason: 'x', transaction: '', network: 'eip155:84532' }
+      await store.claim(buildClaim())
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'failed',
+        result: failed,
+        transaction: undefined,
+        now: T0,
+      })
+      const retry = await store.claim(buildClaim({ owner: 'b', now: T0 + 1 }))
+      expect(retry.claimed).toBe(true)
+      expect(retry.record.state).toBe('claimed')
+      expect(retry.record.result).toBeUndefined()
+      await store.complete({
+        key: 'k1',
+        owner: 'b',
+        state: 'failed',
+        result: failed,
+        transaction: '0xr',
+        now: T0 + 2,
+      })
+      expect((await store.claim(buildClaim({ owner: 'c', now: T0 + 3 }))).claimed).toBe(false)
+    })
+
+    test('behavior: another payment under the same key is never taken over', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      const other = await store.claim(buildClaim({ owner: 'b', fingerprint: 'fp2', now: T0 + 10 * LEASE }))
+      expect(other.claimed).toBe(false)
+      expect(other.record.fingerprint).toBe('fp1')
+    })
+
+    test('behavior: pending rows are released, listed and taken over at once', async () => {
+      const store = await open()
+      const pending = { success: false, errorReason: 'settlement_pending', transaction: '0xt', network: 'n' }
+      await store.claim(buildClaim())
+      await store.claim(buildClaim({ key: 'k2', owner: 'a' }))
+      await store.claim(buildClaim({ key: 'k3', owner: 'a' }))
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'pending',
+        result: pending,
+        transaction: '0xt',
+        now: T0 + 1,
+      })
+      await store.complete({
+        key: 'k3',
+        owner: 'a',
+        state: 'settled',
+        result: ok,
+        transaction: '0xt',
+        now: T0 + 1,
+      })
+      expect((await store.listReconcilable(T0 + 1, 10)).map((r) => r.key)).toEqual(['k1'])
+      expect((await store.listReconcilable(T0 + LEASE, 10)).map((r) => r.key).sort()).toEqual(['k1', 'k2'])
+      expect(await store.countByState()).toEqual({
+        claimed: 1,
+        broadcast: 0,
+        pending: 1,
+        settled: 1,
+        failed: 0,
+      })
+      const reawait = await store.claim(buildClaim({ owner: 'b', now: T0 + 2 }))
+      expect(reawait).toMatchObject({ claimed: true, record: { state: 'pending', transaction: '0xt' } })
+      expect(await store.listReconcilable(T0 + 2, 10)).toEqual([])
+    })
+
+    test('behavior: get of an unknown key is undefined', async () => {
+      const store = await open()
+      expect(await store.get('nope')).toBeUndefined()
+    })
+  })
+}
