@@ -4,12 +4,36 @@
  *
  * @example
  * const devnet = await startDevnet()
- * console.log(devnet.networks['eip155:84532'].rpcUrl)
+ * const base = devnet.networks['eip155:84532']
+ * const client = createPublicClient({ chain: toViemChain(base), transport: http(), pollingInterval: 50 })
  * await devnet.stop()
  *
  * @module
  */
-export type { StartDevnetOptions } from './start-devnet.js'
+export {
+  erc1271WalletAbi,
+  multicall3Abi,
+  permit2Abi,
+  usdcLikeAbi,
+  usdtLikeAbi,
+  x402ExactPermit2ProxyAbi,
+} from './evm/abis.js'
+export {
+  CREATE2_DEPLOYER_ADDRESS,
+  DEVNET_USDT_ADDRESS,
+  MULTICALL3_ADDRESS,
+  PERMIT2_ADDRESS,
+  X402_EXACT_PERMIT2_PROXY_ADDRESS,
+} from './evm/addresses.js'
+export { fixtureBytecodes } from './evm/bytecodes.js'
+export { ANVIL_MNEMONIC, type EvmAccount } from './evm/dev-accounts.js'
+export { DEFAULT_EVM_NETWORKS, type EvmNetworkConfig, type EvmTokenConfig } from './evm/evm-networks.js'
+export type { EvmDevnet, EvmMining, StartEvmDevnetOptions } from './evm/start-evm-devnet.js'
+export { startEvmDevnet } from './evm/start-evm-devnet.js'
+export { toViemChain } from './evm/to-viem-chain.js'
+export type { SolanaDevnet, StartSolanaDevnetOptions } from './solana/start-solana-devnet.js'
+export { SOLANA_DEVNET_NETWORK, startSolanaDevnet } from './solana/start-solana-devnet.js'
+export type { LocalDevnet, StartDevnetOptions } from './start-devnet.js'
 export { startDevnet } from './start-devnet.js'
 export type {
   Devnet,

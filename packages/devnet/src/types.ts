@@ -23,9 +23,10 @@ export type DevnetNetwork = {
   chainId?: number
   rpcUrl: string
   assets: Record<string, DevnetAsset>
-  /** Canonical Permit2 and the x402 exact Permit2 proxy (EVM only). */
+  /** Canonical Permit2, the x402 exact Permit2 proxy and Multicall3 (EVM only). */
   permit2?: string
   x402ExactPermit2Proxy?: string
+  multicall3?: string
 }
 
 /**

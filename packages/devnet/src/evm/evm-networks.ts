@@ -1,0 +1,75 @@
+import type { TransferMethod } from '../types.js'
+import { DEVNET_USDT_ADDRESS } from './addresses.js'
+
+/**
+ * One token the devnet places on an EVM chain. `contract` picks the fixture: `UsdcLike` (EIP-3009 and
+ * EIP-2612; its EIP-712 domain is `{ name, version: eip712Version }`) or `UsdtLike` (plain ERC-20).
+ */
+export type EvmTokenConfig = {
+  symbol: string
+  address: `0x${string}`
+  contract: 'UsdcLike' | 'UsdtLike'
+  /** ERC-20 `name()`; for `UsdcLike` also the EIP-712 domain name, as in Circle's FiatToken. */
+  name: string
+  decimals: number
+  eip712Version?: string
+  transferMethods: TransferMethod[]
+}
+
+/** One anvil chain: its CAIP-2 id, chain id and tokens. */
+export type EvmNetworkConfig = {
+  network: `eip155:${number}`
+  chainId: number
+  tokens: EvmTokenConfig[]
+}
+
+const usdc = (address: `0x${string}`, name: string): EvmTokenConfig => ({
+  symbol: 'USDC',
+  address,
+  contract: 'UsdcLike',
+  name,
+  decimals: 6,
+  eip712Version: '2',
+  transferMethods: ['eip3009', 'permit2'],
+})
+
+const plain = (symbol: string, address: `0x${string}`, name: string, decimals: number): EvmTokenConfig => ({
+  symbol,
+  address,
+  contract: 'UsdtLike',
+  name,
+  decimals,
+  transferMethods: ['permit2'],
+})
+
+/**
+ * The default devnet chains, with the public testnets' chain ids and, where the testnet has one, the
+ * token at its real address and with its real EIP-712 domain: Base Sepolia USDC is "USDC"/"2",
+ * Arbitrum Sepolia USDC is "USD Coin"/"2"; on BSC testnet USDT and USDC have 18 decimals and no EIP-3009.
+ */
+export const DEFAULT_EVM_NETWORKS: readonly EvmNetworkConfig[] = [
+  {
+    network: 'eip155:84532',
+    chainId: 84532,
+    tokens: [
+      usdc('0x036CbD53842c5426634e7929541eC2318f3dCF7e', 'USDC'),
+      plain('USDT', DEVNET_USDT_ADDRESS, 'Tether USD', 6),
+    ],
+  },
+  {
+    network: 'eip155:421614',
+    chainId: 421614,
+    tokens: [
+      usdc('0x75faf114eafb1BDbe2F0316DF893fd58CE46AA4d', 'USD Coin'),
+      plain('USDT', DEVNET_USDT_ADDRESS, 'Tether USD', 6),
+    ],
+  },
+  {
+    network: 'eip155:97',
+    chainId: 97,
+    tokens: [
+      plain('USDT', '0x337610d27c682E347C9cD60BD4b3b107C9d34dDd', 'USDT Token', 18),
+      plain('USDC', '0x64544969ed7EBf5f083679233325356EbE738930', 'USDC Token', 18),
+    ],
+  },
+]
