@@ -1,0 +1,64 @@
+import { AppError, getEvmChainId, getSchemeName, isEvmNetwork, type SchemeClient } from '@tollgate/core'
+import { getAddress, type LocalAccount } from 'viem'
+import type { Eip3009Payload } from '../payloads.js'
+import { createRandomBytes32 } from '../shared/random.js'
+import { transferWithAuthorizationTypes } from '../shared/typed-data.js'
+
+/** Options of {@link createEip3009Client}. */
+export type Eip3009ClientOptions = {
+  /** The payer's key (a viem LocalAccount, e.g. `privateKeyToAccount`). */
+  account: LocalAccount
+  /** Clock in milliseconds (default `Date.now`). */
+  now?: () => number
+}
+
+/**
+ * The payer side of x402 `exact` on EVM via EIP-3009: signs a `TransferWithAuthorization` of
+ * exactly `amount` to `payTo`, valid from 0 until now + `maxTimeoutSeconds`, with a random nonce.
+ */
+export function createEip3009Client(options: Eip3009ClientOptions): SchemeClient {
+  const { account, now = Date.now } = options
+  return {
+    name: 'eip3009',
+    canPay: (requirements) =>
+      getSchemeName(requirements) === 'eip3009' &&
+      typeof requirements.extra?.name === 'string' &&
+      typeof requirements.extra?.version === 'string',
+    getAddress: (network) => (isEvmNetwork(network) ? account.address : undefined),
+    async createPayload(requirements) {
+      const { name, version } = requirements.extra ?? {}
+      if (typeof name !== 'string' || typeof version !== 'string') {
+        throw new AppError('evm_missing_eip712_domain', {
+          context: { network: requirements.network, asset: requirements.asset },
+          message: 'requirements lack the token’s EIP-712 extra.name / extra.version',
+        })
+      }
+      const authorization = {
+        from: account.address,
+        to: getAddress(requirements.payTo),
+        value: requirements.amount,
+        validAfter: '0',
+        validBefore: String(Math.floor(now() / 1000) + requirements.maxTimeoutSeconds),
+        nonce: createRandomBytes32(),
+      }
+      const signature = await account.signTypedData({
+        domain: {
+          name,
+          version,
+          chainId: getEvmChainId(requirements.network),
+          verifyingContract: getAddress(requirements.asset),
+        },
+        types: transferWithAuthorizationTypes,
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          ...authorization,
+          value: BigInt(authorization.value),
+          validAfter: 0n,
+          validBefore: BigInt(authorization.validBefore),
+        },
+      })
+      const payload: Eip3009Payload = { signature, authorization }
+      return payload
+    },
+  }
+}

@@ -1,0 +1,37 @@
+import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import { Eip3009Payload } from '../payloads.js'
+import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
+import { settleEip3009 } from './settle-eip3009.js'
+import { verifyEip3009 } from './verify-eip3009.js'
+
+/**
+ * The facilitator side of x402 `exact` on EVM via EIP-3009 (`transferWithAuthorization`), for
+ * payloads carrying `authorization`. Settlement key: `eip3009:<chainId>:<asset>:<from>:<nonce>`.
+ */
+export function createEip3009Facilitator(options: EvmFacilitatorOptions): SchemeFacilitator {
+  const context = createExactEvmContext(options)
+  const networks = [...context.networks.keys()] as Network[]
+  return {
+    name: 'eip3009',
+    networks,
+    canHandle: (payment, requirements) =>
+      context.networks.has(requirements.network) &&
+      typeof payment.payload.authorization === 'object' &&
+      !('permit2Authorization' in payment.payload),
+    getSupportedExtra: () => undefined,
+    getSigners: (network) => context.networks.get(network)?.relayer.getAddresses() ?? [],
+    getSettlementKey(payment, requirements) {
+      const parsed = Eip3009Payload.safeParse(payment.payload)
+      if (!parsed.success || !context.networks.has(requirements.network)) {
+        return undefined
+      }
+      const { from, nonce } = parsed.data.authorization
+      const chainId = getEvmChainId(requirements.network)
+      return `eip3009:${chainId}:${requirements.asset.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`
+    },
+    verify: async (payment, requirements, verifyOptions) =>
+      (await verifyEip3009(context, payment, requirements, verifyOptions)).response,
+    settle: (payment, requirements, settleContext) =>
+      settleEip3009(context, payment, requirements, settleContext),
+  }
+}

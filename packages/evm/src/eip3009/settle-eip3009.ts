@@ -1,0 +1,109 @@
+import {
+  type PaymentPayload,
+  type PaymentRequirements,
+  REASONS,
+  type SettleContext,
+  type SettleResponse,
+} from '@tollgate/core'
+import { getAddress, type Hash } from 'viem'
+import { Eip3009Payload } from '../payloads.js'
+import { awaitSettlement } from '../shared/await-settlement.js'
+import type { ExactEvmContext } from '../shared/exact-evm-context.js'
+import { mapSettlementError } from '../shared/map-send-error.js'
+import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
+import { verifyEip3009 } from './verify-eip3009.js'
+
+/**
+ * Settles an x402 exact EIP-3009 payment: re-awaits `previousTransaction` if there is one; else
+ * re-verifies (state reads, no simulation unless configured), sends `transferWithAuthorization`
+ * through the relayer with an explicit gas limit, records the hash before broadcasting, and waits
+ * (bounded) for the receipt and the token's Transfer log.
+ */
+export async function settleEip3009(
+  context: ExactEvmContext,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  settle: SettleContext,
+): Promise<SettleResponse> {
+  const network = requirements.network
+  const parsed = Eip3009Payload.safeParse(payment.payload)
+  const net = context.networks.get(network)
+  if (!parsed.success || !net) {
+    const reason = parsed.success ? REASONS.invalidNetwork : REASONS.invalidPayload
+    return { success: false, errorReason: reason, transaction: '', network }
+  }
+  const { authorization } = parsed.data
+  const payer = getAddress(authorization.from)
+  const expected = {
+    token: getAddress(requirements.asset),
+    from: payer,
+    to: getAddress(authorization.to),
+    value: BigInt(authorization.value),
+  }
+  const wait = (hash: Hash) =>
+    awaitSettlement({
+      relayer: net.relayer,
+      hash,
+      network,
+      payer,
+      expected,
+      timeoutMs: context.receiptTimeoutMs,
+    })
+  if (settle.previousTransaction) {
+    return wait(settle.previousTransaction as Hash)
+  }
+  const { response, verified } = await verifyEip3009(context, payment, requirements, {
+    simulate: context.simulateInSettle,
+  })
+  if (!verified) {
+    return {
+      success: false,
+      errorReason: response.invalidReason ?? REASONS.unexpectedSettleError,
+      ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
+      transaction: '',
+      network,
+      payer,
+    }
+  }
+  const { signature, message } = verified
+  let gas = context.gasLimits.eip3009
+  try {
+    if (signature.kind === 'erc6492') {
+      gas += context.gasLimits.contractWallet
+      const deployment = await net.relayer.send({
+        to: signature.factory,
+        data: signature.factoryData,
+        gas: context.gasLimits.contractWallet * 5n,
+      })
+      const receipt = await net.relayer.waitForReceipt(deployment.hash, {
+        timeoutMs: context.receiptTimeoutMs,
+      })
+      if (receipt.status !== 'success') {
+        return {
+          success: false,
+          errorReason: REASONS.evmSmartWalletDeploymentFailed,
+          transaction: '',
+          network,
+          payer,
+        }
+      }
+    } else if (signature.kind === 'erc1271') {
+      gas += context.gasLimits.contractWallet
+    }
+    const sent = await net.relayer.send(
+      { to: expected.token, data: encodeTransferWithAuthorization(message, signature.signature), gas },
+      { onBroadcast: (hash) => settle.recordBroadcast(hash) },
+    )
+    return wait(sent.hash)
+  } catch (error) {
+    const errorMessage = error instanceof Error ? error.message : String(error)
+    return {
+      success: false,
+      errorReason: mapSettlementError('eip3009', errorMessage),
+      errorMessage,
+      transaction: '',
+      network,
+      payer,
+    }
+  }
+}

@@ -1,0 +1,205 @@
+import {
+  type Asset,
+  getEvmChainId,
+  type PaymentPayload,
+  type PaymentRequirements,
+  REASONS,
+  type VerifyOptions,
+  type VerifyResponse,
+} from '@tollgate/core'
+import { bytesToHex, getAddress, type Hex } from 'viem'
+import { ERC1271_MAGIC_VALUE, VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
+import { Eip3009Payload } from '../payloads.js'
+import { encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
+import { checkExactRequirements } from '../shared/check-requirements.js'
+import { classifySignature, type SignatureCheck } from '../shared/classify-signature.js'
+import { decodeBool, decodeUint, describeRevert } from '../shared/decode.js'
+import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
+import type { MulticallCall } from '../shared/multicall-batcher.js'
+import { type Eip3009Message, getEip3009Digest } from '../shared/typed-data.js'
+import { encodeAuthorizationState, encodeTransferWithAuthorization } from './eip3009-calldata.js'
+
+/** A payment that passed verify, with what settle needs to send it. */
+export type VerifiedEip3009 = {
+  net: ExactEvmNetwork
+  asset: Asset
+  message: Eip3009Message
+  signature: SignatureCheck & { kind: 'ecdsa' | 'erc1271' | 'erc6492' }
+}
+
+/** The verify answer, plus the verified payment when valid. */
+export type Eip3009Verification = { response: VerifyResponse; verified?: VerifiedEip3009 }
+
+const invalid = (reason: string, payer?: string, message?: string): Eip3009Verification => ({
+  response: {
+    isValid: false,
+    invalidReason: reason,
+    ...(message ? { invalidMessage: message } : {}),
+    ...(payer ? { payer } : {}),
+  },
+})
+
+/**
+ * Verifies an x402 exact EIP-3009 payment (X402.md §3 and §9): requirement checks, recipient,
+ * value, time window (bounded by maxTimeoutSeconds), the signature (locally for EOAs), then nonce
+ * state, balance and the transfer simulation in one batched aggregate3 eth_call.
+ */
+export async function verifyEip3009(
+  context: ExactEvmContext,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  options: VerifyOptions = {},
+): Promise<Eip3009Verification> {
+  const parsed = Eip3009Payload.safeParse(payment.payload)
+  if (!parsed.success) {
+    return invalid(REASONS.invalidPayload, undefined, parsed.error.issues[0]?.message)
+  }
+  const { authorization } = parsed.data
+  const payer = getAddress(authorization.from)
+  const checked = checkExactRequirements('eip3009', payment, requirements, context.assets)
+  if ('reason' in checked) {
+    return invalid(checked.reason, payer, checked.message)
+  }
+  const { asset } = checked
+  const net = context.networks.get(requirements.network)
+  if (!net) {
+    return invalid(REASONS.invalidNetwork, payer, `network ${requirements.network} is not served`)
+  }
+  const domainReason = checkDomain(asset, requirements)
+  if (domainReason) {
+    return invalid(domainReason, payer)
+  }
+  if (authorization.to.toLowerCase() !== requirements.payTo.toLowerCase()) {
+    return invalid(REASONS.evmRecipientMismatch, payer)
+  }
+  const message: Eip3009Message = {
+    from: payer,
+    to: getAddress(authorization.to),
+    value: BigInt(authorization.value),
+    validAfter: BigInt(authorization.validAfter),
+    validBefore: BigInt(authorization.validBefore),
+    nonce: authorization.nonce as Hex,
+  }
+  if (message.value !== BigInt(requirements.amount)) {
+    return invalid(REASONS.evmValueMismatch, payer)
+  }
+  const now = BigInt(Math.floor(context.now() / 1000))
+  if (message.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) {
+    return invalid(REASONS.evmValidBefore, payer, 'authorization expired or expires within 6 seconds')
+  }
+  if (message.validAfter > now) {
+    return invalid(REASONS.evmValidAfter, payer, 'authorization is not valid yet')
+  }
+  if (message.validBefore > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
+    return invalid(REASONS.evmValidBefore, payer, 'validBefore is further out than maxTimeoutSeconds allows')
+  }
+  const digest = getEip3009Digest(
+    {
+      name: String(requirements.extra?.name),
+      version: String(requirements.extra?.version),
+      chainId: getEvmChainId(requirements.network),
+      verifyingContract: getAddress(asset.address),
+    },
+    message,
+  )
+  const signature = await classifySignature({
+    digest,
+    signer: payer,
+    signature: parsed.data.signature as Hex,
+    codeCache: net.codeCache,
+    allowedFactories: context.allowedFactories,
+    rejectHighS: true,
+  })
+  if (signature.kind === 'invalid') {
+    return invalid(
+      signature.reason === 'factory_not_allowed' ? REASONS.evmEip6492FactoryNotAllowed : REASONS.evmSignature,
+      payer,
+    )
+  }
+  const reason = await checkOnChain(
+    net,
+    asset,
+    message,
+    signature,
+    bytesToHex(digest),
+    options.simulate !== false,
+  )
+  if (reason) {
+    return invalid(reason.reason, payer, reason.message)
+  }
+  return { response: { isValid: true, payer }, verified: { net, asset, message, signature } }
+}
+
+// Tollgate pins each token's EIP-712 domain in the asset registry; a payment signed over another
+// domain would fail on-chain (X402.md §7.9), so say which part differs before any RPC.
+function checkDomain(asset: Asset, requirements: PaymentRequirements): string | undefined {
+  const name = requirements.extra?.name
+  const version = requirements.extra?.version
+  if (typeof name !== 'string' || typeof version !== 'string' || !name || !version) {
+    return REASONS.evmMissingEip712Domain
+  }
+  if (asset.eip712 && asset.eip712.name !== name) {
+    return REASONS.evmTokenNameMismatch
+  }
+  if (asset.eip712 && asset.eip712.version !== version) {
+    return REASONS.evmTokenVersionMismatch
+  }
+  return undefined
+}
+
+async function checkOnChain(
+  net: ExactEvmNetwork,
+  asset: Asset,
+  message: Eip3009Message,
+  signature: VerifiedEip3009['signature'],
+  digest: Hex,
+  simulate: boolean,
+): Promise<{ reason: string; message?: string } | undefined> {
+  const token = getAddress(asset.address)
+  const calls: MulticallCall[] = []
+  if (signature.kind === 'erc6492') {
+    calls.push({ target: signature.factory, callData: signature.factoryData })
+  }
+  const signatureIndex = calls.length
+  if (signature.kind !== 'ecdsa') {
+    calls.push({ target: message.from, callData: encodeIsValidSignature(digest, signature.signature) })
+  }
+  const stateIndex = calls.length
+  calls.push({ target: token, callData: encodeAuthorizationState(message.from, message.nonce) })
+  calls.push({ target: token, callData: encodeBalanceOf(message.from) })
+  if (simulate) {
+    calls.push({ target: token, callData: encodeTransferWithAuthorization(message, signature.signature) })
+  }
+  const results = await net.batcher.run(calls, {
+    debit: message.from.toLowerCase(),
+    credit: message.to.toLowerCase(),
+  })
+  if (signature.kind === 'erc6492' && !results[0]?.success) {
+    return { reason: REASONS.evmSmartWalletDeploymentFailed }
+  }
+  if (signature.kind !== 'ecdsa') {
+    const result = results[signatureIndex]
+    if (!result?.success || !result.returnData.startsWith(ERC1271_MAGIC_VALUE)) {
+      return { reason: REASONS.evmSignature }
+    }
+  }
+  const used = decodeBool(results[stateIndex])
+  const balance = decodeUint(results[stateIndex + 1])
+  if (balance === undefined) {
+    return { reason: REASONS.evmAssetNotDeployed }
+  }
+  if (used === undefined) {
+    return { reason: REASONS.evmEip3009NotSupported }
+  }
+  if (used) {
+    return { reason: REASONS.evmNonceAlreadyUsed }
+  }
+  if (balance < message.value) {
+    return { reason: REASONS.evmInsufficientBalance }
+  }
+  const simulation = results[stateIndex + 2]
+  if (simulate && !simulation?.success) {
+    return { reason: REASONS.evmSimulationFailed, message: describeRevert(simulation?.returnData ?? '0x') }
+  }
+  return undefined
+}

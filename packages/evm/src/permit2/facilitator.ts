@@ -1,0 +1,34 @@
+import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import { Permit2Payload } from '../payloads.js'
+import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
+import { settlePermit2 } from './settle-permit2.js'
+import { verifyPermit2 } from './verify-permit2.js'
+
+/**
+ * The facilitator side of x402 `exact` on EVM via Permit2 and the x402 exact proxy, for payloads
+ * carrying `permit2Authorization`. Settlement key: `permit2:<chainId>:<owner>:<nonce>`.
+ */
+export function createPermit2Facilitator(options: EvmFacilitatorOptions): SchemeFacilitator {
+  const context = createExactEvmContext(options)
+  const networks = [...context.networks.keys()] as Network[]
+  return {
+    name: 'permit2',
+    networks,
+    canHandle: (payment, requirements) =>
+      context.networks.has(requirements.network) && typeof payment.payload.permit2Authorization === 'object',
+    getSupportedExtra: () => undefined,
+    getSigners: (network) => context.networks.get(network)?.relayer.getAddresses() ?? [],
+    getSettlementKey(payment, requirements) {
+      const parsed = Permit2Payload.safeParse(payment.payload)
+      if (!parsed.success || !context.networks.has(requirements.network)) {
+        return undefined
+      }
+      const { from, nonce } = parsed.data.permit2Authorization
+      return `permit2:${getEvmChainId(requirements.network)}:${from.toLowerCase()}:${nonce}`
+    },
+    verify: async (payment, requirements, verifyOptions) =>
+      (await verifyPermit2(context, payment, requirements, verifyOptions)).response,
+    settle: (payment, requirements, settleContext) =>
+      settlePermit2(context, payment, requirements, settleContext),
+  }
+}

@@ -1,0 +1,13 @@
+import type { SchemeServer } from '@tollgate/core'
+import { createExactRequirements } from '../shared/create-exact-requirements.js'
+
+/**
+ * The merchant side of x402 `exact` via Permit2: requirements with
+ * `extra.assetTransferMethod: 'permit2'` (plus the token's EIP-712 domain when it has one).
+ */
+export function createPermit2Server(): SchemeServer {
+  return {
+    name: 'permit2',
+    createRequirements: (parameters) => createExactRequirements('permit2', parameters),
+  }
+}

@@ -1,0 +1,91 @@
+import {
+  type PaymentPayload,
+  type PaymentRequirements,
+  REASONS,
+  type SettleContext,
+  type SettleResponse,
+} from '@tollgate/core'
+import { getAddress, type Hash } from 'viem'
+import { X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
+import { Permit2Payload } from '../payloads.js'
+import { awaitSettlement } from '../shared/await-settlement.js'
+import type { ExactEvmContext } from '../shared/exact-evm-context.js'
+import { mapSettlementError } from '../shared/map-send-error.js'
+import { encodeProxySettle } from './permit2-calldata.js'
+import { verifyPermit2 } from './verify-permit2.js'
+
+/**
+ * Settles an x402 exact Permit2 payment: re-awaits `previousTransaction` if there is one; else
+ * re-verifies (state reads, no simulation unless configured), sends `proxy.settle` through the
+ * relayer with an explicit gas limit, records the hash before broadcasting, and waits (bounded)
+ * for the receipt and the token's Transfer log.
+ */
+export async function settlePermit2(
+  context: ExactEvmContext,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  settle: SettleContext,
+): Promise<SettleResponse> {
+  const network = requirements.network
+  const parsed = Permit2Payload.safeParse(payment.payload)
+  const net = context.networks.get(network)
+  if (!parsed.success || !net) {
+    const reason = parsed.success ? REASONS.invalidNetwork : REASONS.invalidPayload
+    return { success: false, errorReason: reason, transaction: '', network }
+  }
+  const auth = parsed.data.permit2Authorization
+  const payer = getAddress(auth.from)
+  const expected = {
+    token: getAddress(auth.permitted.token),
+    from: payer,
+    to: getAddress(auth.witness.to),
+    value: BigInt(auth.permitted.amount),
+  }
+  const wait = (hash: Hash) =>
+    awaitSettlement({
+      relayer: net.relayer,
+      hash,
+      network,
+      payer,
+      expected,
+      timeoutMs: context.receiptTimeoutMs,
+    })
+  if (settle.previousTransaction) {
+    return wait(settle.previousTransaction as Hash)
+  }
+  const { response, verified } = await verifyPermit2(context, payment, requirements, {
+    simulate: context.simulateInSettle,
+  })
+  if (!verified) {
+    return {
+      success: false,
+      errorReason: response.invalidReason ?? REASONS.unexpectedSettleError,
+      ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
+      transaction: '',
+      network,
+      payer,
+    }
+  }
+  const gas = context.gasLimits.permit2 + (verified.contractSigner ? context.gasLimits.contractWallet : 0n)
+  try {
+    const sent = await net.relayer.send(
+      {
+        to: X402_EXACT_PERMIT2_PROXY_ADDRESS,
+        data: encodeProxySettle(verified.owner, verified.message, verified.signature),
+        gas,
+      },
+      { onBroadcast: (hash) => settle.recordBroadcast(hash) },
+    )
+    return wait(sent.hash)
+  } catch (error) {
+    const errorMessage = error instanceof Error ? error.message : String(error)
+    return {
+      success: false,
+      errorReason: mapSettlementError('permit2', errorMessage),
+      errorMessage,
+      transaction: '',
+      network,
+      payer,
+    }
+  }
+}

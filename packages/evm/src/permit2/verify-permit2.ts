@@ -1,0 +1,204 @@
+import {
+  type Asset,
+  getEvmChainId,
+  type PaymentPayload,
+  type PaymentRequirements,
+  REASONS,
+  type VerifyOptions,
+  type VerifyResponse,
+} from '@tollgate/core'
+import { type Address, bytesToHex, getAddress, type Hex } from 'viem'
+import { permit2Abi, x402ExactPermit2ProxyAbi } from '../abis.js'
+import {
+  ERC1271_MAGIC_VALUE,
+  PERMIT2_ADDRESS,
+  VALID_BEFORE_MARGIN_SECONDS,
+  X402_EXACT_PERMIT2_PROXY_ADDRESS,
+} from '../constants.js'
+import { Permit2Payload } from '../payloads.js'
+import { encodeAllowance, encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
+import { checkExactRequirements } from '../shared/check-requirements.js'
+import { classifySignature } from '../shared/classify-signature.js'
+import { decodeUint, describeRevert } from '../shared/decode.js'
+import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
+import { mapSettlementError } from '../shared/map-send-error.js'
+import type { MulticallCall } from '../shared/multicall-batcher.js'
+import { getPermit2Digest, type Permit2Message } from '../shared/typed-data.js'
+import { encodeNonceBitmap, encodeProxyPermit2, encodeProxySettle, isNonceUsed } from './permit2-calldata.js'
+
+/** A Permit2 payment that passed verify, with what settle needs to send it. */
+export type VerifiedPermit2 = {
+  net: ExactEvmNetwork
+  asset: Asset
+  owner: Address
+  message: Permit2Message
+  signature: Hex
+  contractSigner: boolean
+}
+
+/** The verify answer, plus the verified payment when valid. */
+export type Permit2Verification = { response: VerifyResponse; verified?: VerifiedPermit2 }
+
+const REVERT_ABI = [...x402ExactPermit2ProxyAbi, ...permit2Abi]
+
+const invalid = (reason: string, payer?: string, message?: string): Permit2Verification => ({
+  response: {
+    isValid: false,
+    invalidReason: reason,
+    ...(message ? { invalidMessage: message } : {}),
+    ...(payer ? { payer } : {}),
+  },
+})
+
+/**
+ * Verifies an x402 exact Permit2 payment (X402.md §4 and §9): requirement checks, spender, witness
+ * recipient, token, amount, time window (deadline bounded by maxTimeoutSeconds), the signature
+ * (locally for EOAs), then proxy presence, balance, Permit2 allowance, nonce bitmap and the
+ * `proxy.settle` simulation in one batched aggregate3 eth_call.
+ */
+export async function verifyPermit2(
+  context: ExactEvmContext,
+  payment: PaymentPayload,
+  requirements: PaymentRequirements,
+  options: VerifyOptions = {},
+): Promise<Permit2Verification> {
+  const parsed = Permit2Payload.safeParse(payment.payload)
+  if (!parsed.success) {
+    return invalid(REASONS.invalidPayload, undefined, parsed.error.issues[0]?.message)
+  }
+  const auth = parsed.data.permit2Authorization
+  const owner = getAddress(auth.from)
+  const checked = checkExactRequirements('permit2', payment, requirements, context.assets)
+  if ('reason' in checked) {
+    return invalid(checked.reason, owner, checked.message)
+  }
+  const net = context.networks.get(requirements.network)
+  if (!net) {
+    return invalid(REASONS.invalidNetwork, owner, `network ${requirements.network} is not served`)
+  }
+  if (auth.spender.toLowerCase() !== X402_EXACT_PERMIT2_PROXY_ADDRESS.toLowerCase()) {
+    return invalid(REASONS.permit2Spender, owner)
+  }
+  if (auth.witness.to.toLowerCase() !== requirements.payTo.toLowerCase()) {
+    return invalid(REASONS.permit2RecipientMismatch, owner)
+  }
+  if (auth.permitted.token.toLowerCase() !== requirements.asset.toLowerCase()) {
+    return invalid(REASONS.permit2TokenMismatch, owner)
+  }
+  const message: Permit2Message = {
+    token: getAddress(auth.permitted.token),
+    amount: BigInt(auth.permitted.amount),
+    spender: X402_EXACT_PERMIT2_PROXY_ADDRESS,
+    nonce: BigInt(auth.nonce),
+    deadline: BigInt(auth.deadline),
+    to: getAddress(auth.witness.to),
+    validAfter: BigInt(auth.witness.validAfter),
+  }
+  if (message.amount !== BigInt(requirements.amount)) {
+    return invalid(REASONS.permit2AmountMismatch, owner)
+  }
+  const now = BigInt(Math.floor(context.now() / 1000))
+  if (message.deadline < now + VALID_BEFORE_MARGIN_SECONDS) {
+    return invalid(REASONS.permit2DeadlineExpired, owner, 'deadline passed or is within 6 seconds')
+  }
+  if (message.validAfter > now) {
+    return invalid(REASONS.permit2NotYetValid, owner)
+  }
+  if (message.deadline > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
+    return invalid(
+      REASONS.permit2DeadlineExpired,
+      owner,
+      'deadline is further out than maxTimeoutSeconds allows',
+    )
+  }
+  const digest = getPermit2Digest(getEvmChainId(requirements.network), message)
+  const signature = await classifySignature({
+    digest,
+    signer: owner,
+    signature: parsed.data.signature as Hex,
+    codeCache: net.codeCache,
+    allowedFactories: context.allowedFactories,
+    rejectHighS: false,
+  })
+  if (signature.kind === 'invalid' || signature.kind === 'erc6492') {
+    // Permit2 payments have no deploy step (as in the reference): counterfactual wallets cannot pay.
+    const reason =
+      signature.kind === 'invalid' && signature.reason === 'factory_not_allowed'
+        ? REASONS.evmEip6492FactoryNotAllowed
+        : REASONS.permit2Signature
+    return invalid(reason, owner)
+  }
+  const verified: VerifiedPermit2 = {
+    net,
+    asset: checked.asset,
+    owner,
+    message,
+    signature: signature.signature,
+    contractSigner: signature.kind === 'erc1271',
+  }
+  const failure = await checkOnChain(verified, bytesToHex(digest), options.simulate !== false)
+  if (failure) {
+    return invalid(failure.reason, owner, failure.message)
+  }
+  return { response: { isValid: true, payer: owner }, verified }
+}
+
+async function checkOnChain(
+  verified: VerifiedPermit2,
+  digest: Hex,
+  simulate: boolean,
+): Promise<{ reason: string; message?: string } | undefined> {
+  const { owner, message, signature } = verified
+  const calls: MulticallCall[] = [
+    { target: X402_EXACT_PERMIT2_PROXY_ADDRESS, callData: encodeProxyPermit2() },
+    { target: message.token, callData: encodeBalanceOf(owner) },
+    { target: message.token, callData: encodeAllowance(owner, PERMIT2_ADDRESS) },
+    { target: PERMIT2_ADDRESS, callData: encodeNonceBitmap(owner, message.nonce) },
+  ]
+  if (verified.contractSigner) {
+    calls.push({ target: owner, callData: encodeIsValidSignature(digest, signature) })
+  }
+  if (simulate) {
+    calls.push({
+      target: X402_EXACT_PERMIT2_PROXY_ADDRESS,
+      callData: encodeProxySettle(owner, message, signature),
+    })
+  }
+  const results = await verified.net.batcher.run(calls, {
+    debit: owner.toLowerCase(),
+    credit: message.to.toLowerCase(),
+  })
+  const [proxy, balanceResult, allowanceResult, bitmapResult] = results
+  if (decodeUint(proxy) === undefined) {
+    return { reason: REASONS.permit2ProxyNotDeployed }
+  }
+  const balance = decodeUint(balanceResult)
+  const allowance = decodeUint(allowanceResult)
+  if (balance === undefined || allowance === undefined) {
+    return { reason: REASONS.evmAssetNotDeployed }
+  }
+  if (verified.contractSigner) {
+    const result = results[4]
+    if (!result?.success || !result.returnData.startsWith(ERC1271_MAGIC_VALUE)) {
+      return { reason: REASONS.permit2Signature }
+    }
+  }
+  const bitmap = decodeUint(bitmapResult)
+  if (bitmap !== undefined && isNonceUsed(bitmap, message.nonce)) {
+    return { reason: REASONS.permit2InvalidNonce, message: 'Permit2 nonce already used' }
+  }
+  if (balance < message.amount) {
+    return { reason: REASONS.permit2InsufficientBalance }
+  }
+  if (allowance < message.amount) {
+    return { reason: REASONS.permit2AllowanceRequired }
+  }
+  const simulation = results[results.length - 1]
+  if (simulate && !simulation?.success) {
+    const revert = describeRevert(simulation?.returnData ?? '0x', REVERT_ABI)
+    const mapped = mapSettlementError('permit2', revert)
+    const reason = mapped === REASONS.evmTransactionFailed ? REASONS.permit2SimulationFailed : mapped
+    return { reason, message: revert }
+  }
+  return undefined
+}

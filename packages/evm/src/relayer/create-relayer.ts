@@ -1,0 +1,290 @@
+import { AppError, getEvmChainId } from '@tollgate/core'
+import { type Address, type Hash, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem'
+import { classifySendError } from './classify-send-error.js'
+import { FeeOracle, type Fees } from './fee-oracle.js'
+import { NonceManager } from './nonce-manager.js'
+import { ReceiptWatcher } from './receipt-watcher.js'
+import type { Relayer, RelayerSendOptions, RelayerTransactionRequest } from './types.js'
+
+/** The RPC capability a relayer needs (a viem PublicClient fits). */
+export type RelayerClient = Pick<
+  PublicClient,
+  | 'getTransactionCount'
+  | 'sendRawTransaction'
+  | 'getBlock'
+  | 'estimateMaxPriorityFeePerGas'
+  | 'estimateGas'
+  | 'getBlockNumber'
+  | 'getBlockReceipts'
+  | 'getTransactionReceipt'
+  | 'getBalance'
+>
+
+/** Options of {@link createRelayer}. */
+export type RelayerOptions = {
+  /** CAIP-2 network (`eip155:<chainId>`); the chain id signs every transaction. */
+  network: string
+  client: RelayerClient
+  /** The fee-payer pool; sends go to the key with the fewest transactions in flight. */
+  accounts: LocalAccount[]
+  /** Largest gas limit the relayer signs (default 1,000,000). */
+  gasLimitCap?: bigint
+  /** Largest `maxFeePerGas` (wei); a base fee above it fails sends with `relayer_fee_cap_exceeded`. */
+  maxFeePerGasCap?: bigint
+  /** Largest `maxPriorityFeePerGas` (wei). */
+  maxPriorityFeePerGasCap?: bigint
+  /** Receipt polling interval (default 500 ms; 50 ms suits anvil). */
+  pollingIntervalMs?: number
+  /** A transaction without receipt for this long is re-sent with the same nonce and higher fees (default 30 s). */
+  replaceAfterMs?: number
+  /** Fee raise of a replacement in percent (default 12; nodes require at least 10). */
+  feeBumpPercent?: number
+  /** Attempts per send when the nonce turned out to be taken (default 3). */
+  maxSendAttempts?: number
+  now?: () => number
+}
+
+type Key = { account: LocalAccount; nonces: NonceManager }
+
+type Tracked = {
+  key: Key
+  nonce: number
+  request: RelayerTransactionRequest & { gas: bigint }
+  fees: Fees
+  hashes: Hash[]
+  raw: Hex
+  sentAt: number
+  onBroadcast: RelayerSendOptions['onBroadcast']
+}
+
+const TRACK_MS = 60 * 60_000
+
+/**
+ * Creates the relayer of one network: signs locally with a pool of fee-payer keys (so the hash is
+ * known before broadcast), hands out nonces locally per key, caps gas and fees, waits for receipts
+ * with one shared poller, and re-sends stuck transactions with bumped fees.
+ */
+export function createRelayer(options: RelayerOptions): Relayer {
+  const { network, client } = options
+  const chainId = getEvmChainId(network)
+  const now = options.now ?? Date.now
+  const gasLimitCap = options.gasLimitCap ?? 1_000_000n
+  const replaceAfterMs = options.replaceAfterMs ?? 30_000
+  const bumpPercent = BigInt(Math.max(10, options.feeBumpPercent ?? 12))
+  if (options.accounts.length === 0) {
+    throw new AppError('relayer_unavailable', {
+      context: { network },
+      message: 'relayer needs at least one account',
+    })
+  }
+  const keys: Key[] = options.accounts.map((account) => ({
+    account,
+    nonces: new NonceManager(() =>
+      client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    ),
+  }))
+  const fees = new FeeOracle(client, {
+    network,
+    ...(options.maxFeePerGasCap !== undefined ? { maxFeePerGasCap: options.maxFeePerGasCap } : {}),
+    ...(options.maxPriorityFeePerGasCap !== undefined
+      ? { maxPriorityFeePerGasCap: options.maxPriorityFeePerGasCap }
+      : {}),
+    now,
+  })
+  const watcher = new ReceiptWatcher(client, { network, pollingIntervalMs: options.pollingIntervalMs ?? 500 })
+  const tracked = new Map<string, Tracked>()
+  let turn = 0
+  let replaceTimer: ReturnType<typeof setInterval> | undefined
+
+  const pickKey = (exclude: Set<Key>): Key | undefined => {
+    const candidates = keys.filter((k) => !exclude.has(k))
+    turn = (turn + 1) % keys.length
+    let best: Key | undefined
+    for (let i = 0; i < candidates.length; i++) {
+      const key = candidates[(turn + i) % candidates.length]
+      if (key && (!best || key.nonces.inFlight < best.nonces.inFlight)) {
+        best = key
+      }
+    }
+    return best
+  }
+
+  const sign = (key: Key, nonce: number, request: Tracked['request'], price: Fees) =>
+    key.account.signTransaction({
+      chainId,
+      type: 'eip1559',
+      to: request.to,
+      data: request.data,
+      gas: request.gas,
+      value: request.value ?? 0n,
+      nonce,
+      maxFeePerGas: price.maxFeePerGas,
+      maxPriorityFeePerGas: price.maxPriorityFeePerGas,
+    })
+
+  const track = (entry: Tracked) => {
+    const id = `${entry.key.account.address}:${entry.nonce}`
+    tracked.set(id, entry)
+    watcher
+      .wait(entry.hashes, TRACK_MS, { background: true })
+      .catch(() => undefined)
+      .finally(() => {
+        if (tracked.get(id) === entry) {
+          tracked.delete(id)
+        }
+      })
+    replaceTimer ??= setInterval(() => void replaceStuck(), Math.max(100, Math.floor(replaceAfterMs / 3)))
+    replaceTimer.unref()
+  }
+
+  // Re-sends each transaction that has waited `replaceAfterMs` without a receipt: same nonce,
+  // fees bumped (or, at the cap, the same signed bytes again, in case a node dropped it).
+  const replaceStuck = async () => {
+    if (tracked.size === 0) {
+      clearInterval(replaceTimer)
+      replaceTimer = undefined
+      return
+    }
+    for (const entry of [...tracked.values()]) {
+      if (now() - entry.sentAt < replaceAfterMs) {
+        continue
+      }
+      entry.sentAt = now()
+      const atCap = fees.isAtCap(entry.fees)
+      const price = atCap ? entry.fees : fees.bump(entry.fees, bumpPercent)
+      const raw = atCap ? entry.raw : await sign(entry.key, entry.nonce, entry.request, price)
+      const hash = keccak256(raw)
+      try {
+        if (!atCap) {
+          await entry.onBroadcast?.(hash)
+        }
+        await client.sendRawTransaction({ serializedTransaction: raw })
+      } catch (error) {
+        const kind = classifySendError(error)
+        if (kind !== 'already_known' && kind !== 'ambiguous') {
+          continue
+        }
+      }
+      if (!atCap) {
+        const original = entry.hashes[0] as Hash
+        entry.hashes.push(hash)
+        entry.fees = price
+        entry.raw = raw
+        watcher.alias(original, hash)
+      }
+    }
+  }
+
+  const send: Relayer['send'] = async (request, sendOptions = {}) => {
+    const excluded = new Set<Key>()
+    let key = pickKey(excluded)
+    const gas = request.gas ?? (await estimateGas(client, key?.account.address, request))
+    if (gas > gasLimitCap) {
+      throw new AppError('relayer_gas_cap_exceeded', {
+        context: { network, gas: String(gas), gasLimitCap: String(gasLimitCap) },
+        message: `gas limit ${gas} is above the relayer's cap of ${gasLimitCap}`,
+      })
+    }
+    const full = { ...request, gas }
+    const price = await fees.getFees()
+    let lastError: unknown
+    for (let attempt = 0; key && attempt < (options.maxSendAttempts ?? 3) + keys.length; attempt++) {
+      const nonce = await key.nonces.acquire()
+      let raw: Hex
+      try {
+        raw = await sign(key, nonce, full, price)
+        await sendOptions.onBroadcast?.(keccak256(raw))
+      } catch (error) {
+        key.nonces.release(nonce)
+        throw error
+      }
+      const hash = keccak256(raw)
+      const outcome = await client.sendRawTransaction({ serializedTransaction: raw }).then(
+        () => 'sent' as const,
+        (error: unknown) => {
+          lastError = error
+          return classifySendError(error)
+        },
+      )
+      if (outcome === 'sent' || outcome === 'already_known' || outcome === 'ambiguous') {
+        key.nonces.confirm(nonce)
+        track({
+          key,
+          nonce,
+          request: full,
+          fees: price,
+          hashes: [hash],
+          raw,
+          sentAt: now(),
+          onBroadcast: sendOptions.onBroadcast,
+        })
+        return { hash, from: key.account.address, nonce }
+      }
+      if (outcome === 'nonce_too_low' || outcome === 'underpriced') {
+        // The nonce is taken (another process used this key, or a restart): never reuse it.
+        key.nonces.confirm(nonce)
+        await key.nonces.resync()
+        continue
+      }
+      key.nonces.release(nonce)
+      if (outcome !== 'insufficient_funds') {
+        break
+      }
+      excluded.add(key)
+      key = pickKey(excluded)
+    }
+    throw new AppError('relayer_send_failed', {
+      context: { network, from: key?.account.address ?? '' },
+      cause: lastError,
+      message: `relayer could not send: ${describe(lastError)}`,
+    })
+  }
+
+  return {
+    network,
+    send,
+    waitForReceipt: (hash, { timeoutMs }) => {
+      const entry = [...tracked.values()].find((t) => t.hashes.includes(hash))
+      return watcher.wait(entry ? entry.hashes : [hash], timeoutMs)
+    },
+    getAddresses: () => keys.map((k) => k.account.address),
+    getBalances: () =>
+      Promise.all(
+        keys.map(async ({ account }) => ({
+          address: account.address,
+          balance: await client.getBalance({ address: account.address }),
+        })),
+      ),
+    close: () => {
+      clearInterval(replaceTimer)
+      watcher.close()
+    },
+  }
+}
+
+async function estimateGas(
+  client: RelayerClient,
+  from: Address | undefined,
+  request: RelayerTransactionRequest,
+): Promise<bigint> {
+  const estimate = await client.estimateGas({
+    ...(from ? { account: from } : {}),
+    to: request.to,
+    data: request.data,
+    ...(request.value ? { value: request.value } : {}),
+  })
+  // 20% headroom: state can change between estimate and inclusion.
+  return (estimate * 120n) / 100n
+}
+
+function describe(error: unknown): string {
+  if (
+    error &&
+    typeof error === 'object' &&
+    'shortMessage' in error &&
+    typeof error.shortMessage === 'string'
+  ) {
+    return error.shortMessage
+  }
+  return error instanceof Error ? error.message : 'no attempt succeeded'
+}

@@ -1,0 +1,180 @@
+import { AppError } from '@tollgate/core'
+import type { Hash, PublicClient, TransactionReceipt } from 'viem'
+
+/** The RPC capability {@link ReceiptWatcher} needs. */
+export type ReceiptClient = Pick<
+  PublicClient,
+  'getBlockNumber' | 'getBlockReceipts' | 'getTransactionReceipt'
+>
+
+type Waiter = {
+  hashes: Set<Hash>
+  resolve: (receipt: TransactionReceipt) => void
+  reject: (error: unknown) => void
+  timer: ReturnType<typeof setTimeout>
+  fresh: boolean
+}
+
+/**
+ * Waits for many receipts with one polling loop: each tick reads the block number and, per new
+ * block, all its receipts at once (`eth_getBlockReceipts`), instead of one `eth_getTransactionReceipt`
+ * poll per pending transaction. A waiter registered since the last tick is also looked up directly
+ * once, which covers transactions mined before the loop saw their block.
+ */
+export class ReceiptWatcher {
+  readonly #client: ReceiptClient
+  readonly #network: string
+  readonly #intervalMs: number
+  readonly #waiters = new Map<Hash, Set<Waiter>>()
+  #lastBlock: bigint | undefined
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #blockReceipts = true
+  #closed = false
+
+  constructor(client: ReceiptClient, options: { network: string; pollingIntervalMs: number }) {
+    this.#client = client
+    this.#network = options.network
+    this.#intervalMs = options.pollingIntervalMs
+  }
+
+  /** Resolves with the first receipt of any of `hashes` (a transaction and its replacements). */
+  wait(
+    hashes: Iterable<Hash>,
+    timeoutMs: number,
+    options: { background?: boolean } = {},
+  ): Promise<TransactionReceipt> {
+    const all = new Set(hashes)
+    const first = [...all][0] ?? '0x'
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        hashes: all,
+        resolve,
+        reject,
+        fresh: true,
+        timer: setTimeout(() => {
+          this.#remove(waiter)
+          reject(
+            new AppError('relayer_receipt_timeout', {
+              context: { network: this.#network, hash: first, timeoutMs },
+              message: `no receipt for ${first} within ${timeoutMs} ms`,
+            }),
+          )
+        }, timeoutMs),
+      }
+      // Background waits (the relayer's own tracking) must not keep the process alive.
+      if (options.background) {
+        waiter.timer.unref()
+      }
+      for (const hash of all) {
+        this.#index(hash, waiter)
+      }
+      this.#schedule(0)
+    })
+  }
+
+  /** Adds `hash` (a replacement) to every waiter watching `original`. */
+  alias(original: Hash, hash: Hash): void {
+    for (const waiter of [...(this.#waiters.get(original.toLowerCase() as Hash) ?? [])]) {
+      waiter.hashes.add(hash)
+      this.#index(hash, waiter)
+    }
+  }
+
+  /** Stops polling; pending waits reject. */
+  close(): void {
+    this.#closed = true
+    clearTimeout(this.#timer)
+    for (const waiter of this.#allWaiters()) {
+      this.#remove(waiter)
+      waiter.reject(new AppError('relayer_unavailable', { context: { network: this.#network } }))
+    }
+  }
+
+  #index(hash: Hash, waiter: Waiter): void {
+    const key = hash.toLowerCase() as Hash
+    let set = this.#waiters.get(key)
+    if (!set) {
+      set = new Set()
+      this.#waiters.set(key, set)
+    }
+    set.add(waiter)
+  }
+
+  #remove(waiter: Waiter): void {
+    clearTimeout(waiter.timer)
+    for (const hash of waiter.hashes) {
+      const key = hash.toLowerCase() as Hash
+      const set = this.#waiters.get(key)
+      set?.delete(waiter)
+      if (set?.size === 0) {
+        this.#waiters.delete(key)
+      }
+    }
+  }
+
+  #deliver(receipt: TransactionReceipt): void {
+    for (const waiter of this.#waiters.get(receipt.transactionHash.toLowerCase() as Hash) ?? []) {
+      this.#remove(waiter)
+      waiter.resolve(receipt)
+    }
+  }
+
+  #schedule(delay: number): void {
+    if (this.#timer === undefined && !this.#closed && this.#waiters.size > 0) {
+      this.#timer = setTimeout(() => void this.#tick(), delay)
+      this.#timer.unref()
+    }
+  }
+
+  async #tick(): Promise<void> {
+    const fresh = [...this.#allWaiters()].filter((w) => w.fresh)
+    try {
+      const head = await this.#client.getBlockNumber({ cacheTime: 0 })
+      const from = this.#lastBlock === undefined ? head : this.#lastBlock + 1n
+      for (let block = from; block <= head && this.#waiters.size > 0; block++) {
+        await this.#scanBlock(block)
+      }
+      this.#lastBlock = head
+      for (const waiter of fresh) {
+        waiter.fresh = false
+      }
+      await Promise.all([...fresh].map((waiter) => this.#lookUp(waiter)))
+    } catch {
+      // A failed poll is retried on the next tick; each waiter is bounded by its own timeout.
+    } finally {
+      this.#timer = undefined
+      this.#schedule(this.#intervalMs)
+    }
+  }
+
+  async #scanBlock(blockNumber: bigint): Promise<void> {
+    if (this.#blockReceipts) {
+      try {
+        for (const receipt of await this.#client.getBlockReceipts({ blockNumber })) {
+          this.#deliver(receipt)
+        }
+        return
+      } catch (error) {
+        if (!/not (found|supported|available)|does not exist|unsupported/i.test(String(error))) {
+          throw error
+        }
+        this.#blockReceipts = false
+      }
+    }
+    await Promise.all([...this.#allWaiters()].map((waiter) => this.#lookUp(waiter)))
+  }
+
+  #allWaiters(): Set<Waiter> {
+    return new Set([...this.#waiters.values()].flatMap((set) => [...set]))
+  }
+
+  async #lookUp(waiter: Waiter): Promise<void> {
+    for (const hash of [...waiter.hashes]) {
+      const receipt = await this.#client.getTransactionReceipt({ hash }).catch(() => undefined)
+      if (receipt) {
+        this.#deliver(receipt)
+        return
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import type { Address, PublicClient } from 'viem'
+
+/** The RPC capability {@link CodeCache} needs. */
+export type CodeClient = Pick<PublicClient, 'getCode'>
+
+const EMPTY_TTL_MS = 60_000
+
+/**
+ * Remembers whether an address has code (routes signatures to ECDSA or ERC-1271). "Has code" is
+ * kept for good (contracts do not lose code in practice); "no code" only for a minute, because a
+ * counterfactual wallet may be deployed at any time. Concurrent lookups share one `eth_getCode`.
+ */
+export class CodeCache {
+  readonly #client: CodeClient
+  readonly #now: () => number
+  readonly #entries = new Map<string, { hasCode: boolean; expires: number } | Promise<boolean>>()
+
+  constructor(client: CodeClient, now: () => number = Date.now) {
+    this.#client = client
+    this.#now = now
+  }
+
+  /** Whether `address` has deployed code. */
+  async hasCode(address: Address): Promise<boolean> {
+    const key = address.toLowerCase()
+    const entry = this.#entries.get(key)
+    if (entry instanceof Promise) {
+      return entry
+    }
+    if (entry && entry.expires > this.#now()) {
+      return entry.hasCode
+    }
+    const lookup = this.#client.getCode({ address }).then(
+      (code) => {
+        const hasCode = code !== undefined && code !== '0x'
+        this.#entries.set(key, {
+          hasCode,
+          expires: hasCode ? Number.POSITIVE_INFINITY : this.#now() + EMPTY_TTL_MS,
+        })
+        return hasCode
+      },
+      (error: unknown) => {
+        this.#entries.delete(key)
+        throw error
+      },
+    )
+    this.#entries.set(key, lookup)
+    return lookup
+  }
+}
+
+const caches = new WeakMap<CodeClient, CodeCache>()
+
+/** The code cache shared by every facilitator that uses `client`. */
+export function getCodeCache(client: CodeClient): CodeCache {
+  let cache = caches.get(client)
+  if (!cache) {
+    cache = new CodeCache(client)
+    caches.set(client, cache)
+  }
+  return cache
+}

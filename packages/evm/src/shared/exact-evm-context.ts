@@ -1,0 +1,80 @@
+import { type AssetRegistry, isEvmNetwork, type Network } from '@tollgate/core'
+import type { Address, PublicClient } from 'viem'
+import type { Relayer } from '../relayer/types.js'
+import { type CodeCache, getCodeCache } from './code-cache.js'
+import { getMulticallBatcher, type MulticallBatcher } from './multicall-batcher.js'
+
+/** The RPC capability the exact-EVM facilitators need (a viem PublicClient fits; a fake is a few lines). */
+export type EvmFacilitatorClient = Pick<PublicClient, 'call' | 'getCode'>
+
+/** Options of `createEip3009Facilitator` and `createPermit2Facilitator`. */
+export type EvmFacilitatorOptions = {
+  /** Per CAIP-2 network: the RPC client and the relayer that pays settlement gas. */
+  networks: Record<string, { client: EvmFacilitatorClient; relayer: Relayer }>
+  /** Allowlist: only assets registered for the network whose `transferMethods` include the scheme. */
+  assets: AssetRegistry
+  /** Clock in milliseconds (default `Date.now`). */
+  now?: () => number
+  /** Factories allowed to deploy ERC-6492 counterfactual wallets (default none: fail closed). */
+  eip6492AllowedFactories?: Address[]
+  /** Bound of a settle's receipt wait before it answers `settlement_pending` (default 20 s). */
+  receiptTimeoutMs?: number
+  /** Seconds of clock skew tolerated above `now + maxTimeoutSeconds` for `validBefore` / `deadline` (default 60). */
+  maxValidityBufferSeconds?: number
+  /** Run the transfer simulation again when settle re-verifies (default false; state reads always run). */
+  simulateInSettle?: boolean
+  /** Gas limits of settlement transactions (defaults: eip3009 150k, permit2 250k, +100k for contract wallets). */
+  gasLimits?: { eip3009?: bigint; permit2?: bigint; contractWallet?: bigint }
+}
+
+/** One network as the facilitators use it. */
+export type ExactEvmNetwork = {
+  network: Network
+  client: EvmFacilitatorClient
+  relayer: Relayer
+  batcher: MulticallBatcher
+  codeCache: CodeCache
+}
+
+/** Resolved options shared by the verify and settle functions. */
+export type ExactEvmContext = {
+  networks: Map<string, ExactEvmNetwork>
+  assets: AssetRegistry
+  now: () => number
+  allowedFactories: string[]
+  receiptTimeoutMs: number
+  maxValidityBufferSeconds: bigint
+  simulateInSettle: boolean
+  gasLimits: { eip3009: bigint; permit2: bigint; contractWallet: bigint }
+}
+
+/** Resolves {@link EvmFacilitatorOptions} into the shared context (one batcher and code cache per client). */
+export function createExactEvmContext(options: EvmFacilitatorOptions): ExactEvmContext {
+  const networks = new Map<string, ExactEvmNetwork>()
+  for (const [network, { client, relayer }] of Object.entries(options.networks)) {
+    if (!isEvmNetwork(network)) {
+      continue
+    }
+    networks.set(network, {
+      network,
+      client,
+      relayer,
+      batcher: getMulticallBatcher(client),
+      codeCache: getCodeCache(client),
+    })
+  }
+  return {
+    networks,
+    assets: options.assets,
+    now: options.now ?? Date.now,
+    allowedFactories: (options.eip6492AllowedFactories ?? []).map((a) => a.toLowerCase()),
+    receiptTimeoutMs: options.receiptTimeoutMs ?? 20_000,
+    maxValidityBufferSeconds: BigInt(options.maxValidityBufferSeconds ?? 60),
+    simulateInSettle: options.simulateInSettle ?? false,
+    gasLimits: {
+      eip3009: options.gasLimits?.eip3009 ?? 150_000n,
+      permit2: options.gasLimits?.permit2 ?? 250_000n,
+      contractWallet: options.gasLimits?.contractWallet ?? 100_000n,
+    },
+  }
+}
