@@ -6,12 +6,14 @@ import { getTestDatabases } from './test-databases.js'
 /**
  * Runs `suite` once per test database (PGlite, and PostgreSQL when `TEST_DATABASE_URL` is set),
  * each on a fresh migrated database that is closed (and on PostgreSQL dropped) afterwards.
+ * `poolSize` sizes the PostgreSQL pool (race tests need more than the default 10 connections).
  */
 export function describeEachDatabase(
   name: string,
   suite: (getDb: () => Kysely<Database>, engine: 'pglite' | 'postgres') => void,
+  options: { poolSize?: number } = {},
 ): void {
-  for (const database of getTestDatabases()) {
+  for (const database of getTestDatabases(options)) {
     describe(`${name} [${database.name}]`, () => {
       let db: Kysely<Database> | undefined
       let close: (() => Promise<void>) | undefined

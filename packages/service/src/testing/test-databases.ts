@@ -10,11 +10,14 @@ export type TestDatabase = { name: 'pglite' | 'postgres'; open: () => Promise<Op
  * `TEST_DATABASE_URL` is set. Each PostgreSQL open gets its own schema (so parallel test files
  * never see each other's rows), dropped again by `close()`.
  */
-export function getTestDatabases(env: Record<string, string | undefined> = process.env): TestDatabase[] {
+export function getTestDatabases(
+  options: { poolSize?: number; env?: Record<string, string | undefined> } = {},
+): TestDatabase[] {
   const databases: TestDatabase[] = [{ name: 'pglite', open: () => openDatabase({}) }]
-  const url = env.TEST_DATABASE_URL
+  const url = (options.env ?? process.env).TEST_DATABASE_URL
   if (url) {
-    databases.push({ name: 'postgres', open: () => openPostgresTestDatabase(url) })
+    const poolOptions = options.poolSize === undefined ? {} : { poolSize: options.poolSize }
+    databases.push({ name: 'postgres', open: () => openPostgresTestDatabase(url, poolOptions) })
   }
   return databases
 }
