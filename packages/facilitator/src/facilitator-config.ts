@@ -1,0 +1,214 @@
+import {
+  AppError,
+  type Asset,
+  Caip2Network,
+  DEFAULT_ASSETS,
+  getNetworkFamily,
+  type Network,
+  type NetworkFamily,
+  type SchemeName,
+} from '@tollgate/core'
+import { z } from 'zod'
+import './errors.js'
+
+const EnvName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+  .describe('name of an environment variable that holds the value')
+const Scheme = z.enum(['eip3009', 'permit2', 'solana'])
+const Wei = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(BigInt)
+
+const SignerRef = z.strictObject({
+  privateKeyEnv: EnvName.describe('env var with the key: 0x-hex (EVM), base58 or a JSON byte array (Solana)'),
+})
+
+const AssetConfig = z.strictObject({
+  symbol: z.string().min(1),
+  address: z.string().min(1).describe('token contract (EVM) or mint (Solana)'),
+  decimals: z.number().int().min(0).max(36),
+  eip712: z.strictObject({ name: z.string().min(1), version: z.string().min(1) }).optional(),
+  transferMethods: z.array(Scheme).min(1),
+  tokenProgram: z.string().min(1).optional(),
+})
+
+const NetworkConfig = z.strictObject({
+  rpcUrl: z.url().optional(),
+  rpcUrlEnv: EnvName.optional(),
+  schemes: z.array(Scheme).min(1).describe('eip3009 / permit2 on eip155 networks, solana on solana ones'),
+  signers: z.array(SignerRef).min(1).describe('relayer keys (EVM) or fee payers (Solana)'),
+  assets: z.array(AssetConfig).optional().describe('allowlist; default: the known assets of the network'),
+  gasLimitCap: Wei.optional(),
+  maxFeePerGasCap: Wei.optional().describe('wei'),
+  receiptTimeoutMs: z.number().int().positive().optional(),
+  confirmTimeoutMs: z.number().int().positive().optional(),
+  limits: z
+    .strictObject({
+      maxComputeUnitLimit: z.number().int().positive().optional(),
+      maxComputeUnitPriceMicroLamports: Wei.optional(),
+      maxSigners: z.number().int().positive().optional(),
+    })
+    .optional(),
+})
+
+/** The JSON file `tollgate-facilitator --config` reads (secrets are env var names, never values). */
+export const FacilitatorConfigFile = z.strictObject({
+  port: z.number().int().min(0).max(65_535).default(4021),
+  host: z.string().min(1).default('0.0.0.0'),
+  authTokenEnv: EnvName.optional().describe('env var with the bearer token callers must send'),
+  databaseUrlEnv: EnvName.optional().describe('env var with a PostgreSQL URL; else PGlite in dataDir'),
+  dataDir: z.string().min(1).default('.tollgate/facilitator'),
+  reconcileIntervalMs: z.number().int().positive().default(15_000),
+  leaseMs: z.number().int().positive().optional(),
+  settleWaitTimeoutMs: z.number().int().positive().optional(),
+  bodyLimitBytes: z.number().int().positive().optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  networks: z.record(Caip2Network, NetworkConfig),
+})
+export type FacilitatorConfigFile = z.input<typeof FacilitatorConfigFile>
+
+/** One configured network with its secrets read from the environment. */
+export type NetworkSettings = Omit<
+  z.output<typeof NetworkConfig>,
+  'rpcUrl' | 'rpcUrlEnv' | 'signers' | 'assets' | 'schemes'
+> & {
+  network: Network
+  family: NetworkFamily
+  rpcUrl: string
+  schemes: SchemeName[]
+  /** Private keys as written in the env vars (format checked, not decoded). */
+  privateKeys: string[]
+  /** The asset allowlist of this network. */
+  assets: Asset[]
+}
+
+/** A validated facilitator configuration, ready for the composition root. */
+export type FacilitatorConfig = Omit<
+  z.output<typeof FacilitatorConfigFile>,
+  'networks' | 'authTokenEnv' | 'databaseUrlEnv'
+> & {
+  authToken?: string
+  databaseUrl?: string
+  networks: NetworkSettings[]
+}
+
+/**
+ * Validates a configuration file's JSON and resolves its env var references against `env`.
+ * Pure: no file or process access. Throws `invalid_config` listing every problem by path.
+ */
+export function parseFacilitatorConfig(
+  json: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+): FacilitatorConfig {
+  const parsed = FacilitatorConfigFile.safeParse(json)
+  if (!parsed.success) {
+    throw configError(
+      Object.fromEntries(
+        parsed.error.issues.map((issue) => [issue.path.map(String).join('.'), issue.message]),
+      ),
+    )
+  }
+  const { networks, authTokenEnv, databaseUrlEnv, ...rest } = parsed.data
+  const issues: Record<string, string> = {}
+  const read = (path: string, name: string | undefined): string | undefined => {
+    if (name === undefined) {
+      return undefined
+    }
+    const value = env[name]?.trim()
+    if (!value) {
+      issues[path] = `environment variable ${name} is not set`
+    }
+    return value || undefined
+  }
+  const authToken = read('authTokenEnv', authTokenEnv)
+  const databaseUrl = read('databaseUrlEnv', databaseUrlEnv)
+  const settings = Object.entries(networks).map(([id, config]) =>
+    toNetworkSettings(id as Network, config, read, issues),
+  )
+  if (settings.length === 0) {
+    issues.networks = 'configure at least one network'
+  }
+  if (Object.keys(issues).length > 0) {
+    throw configError(issues)
+  }
+  return {
+    ...rest,
+    ...(authToken ? { authToken } : {}),
+    ...(databaseUrl ? { databaseUrl } : {}),
+    networks: settings,
+  }
+}
+
+function toNetworkSettings(
+  network: Network,
+  config: z.output<typeof NetworkConfig>,
+  read: (path: string, name: string | undefined) => string | undefined,
+  issues: Record<string, string>,
+): NetworkSettings {
+  const at = `networks.${network}`
+  const family = getNetworkFamily(network)
+  if (!family) {
+    issues[at] = 'only eip155:<chainId> and solana:<genesis> networks are supported'
+  }
+  const allowed: readonly SchemeName[] = family === 'svm' ? ['solana'] : ['eip3009', 'permit2']
+  const wrong = config.schemes.filter((scheme) => !allowed.includes(scheme))
+  if (wrong.length > 0) {
+    issues[`${at}.schemes`] = `${wrong.join(', ')} cannot run on ${network}; use ${allowed.join(' or ')}`
+  }
+  if (!config.rpcUrl === !config.rpcUrlEnv) {
+    issues[`${at}.rpcUrl`] = 'set exactly one of rpcUrl and rpcUrlEnv'
+  }
+  const rpcUrl = config.rpcUrl ?? read(`${at}.rpcUrlEnv`, config.rpcUrlEnv) ?? ''
+  const privateKeys = config.signers.map((signer, i) => {
+    const path = `${at}.signers.${i}.privateKeyEnv`
+    const key = read(path, signer.privateKeyEnv) ?? ''
+    if (key && !isPrivateKey(family, key)) {
+      issues[path] =
+        `${signer.privateKeyEnv} does not hold a ${family === 'svm' ? 'Solana' : 'EVM'} private key`
+    }
+    return key
+  })
+  const assets = config.assets
+    ? config.assets.map((asset) => ({ ...asset, network }) as Asset)
+    : DEFAULT_ASSETS.filter((asset) => asset.network === network)
+  if (assets.length === 0) {
+    issues[`${at}.assets`] = `no known assets on ${network}; list the allowlisted assets`
+  }
+  const { rpcUrl: _url, rpcUrlEnv: _env, signers: _signers, assets: _assets, schemes, ...limits } = config
+  return {
+    network,
+    family: family ?? 'evm',
+    rpcUrl,
+    schemes: [...new Set(schemes)],
+    privateKeys,
+    assets,
+    ...limits,
+  }
+}
+
+function isPrivateKey(family: NetworkFamily | undefined, key: string): boolean {
+  if (family === 'evm') {
+    return /^0x[0-9a-fA-F]{64}$/.test(key)
+  }
+  // Solana: a base58 64-byte keypair (87-88 chars) or solana-keygen's JSON byte array.
+  if (key.startsWith('[')) {
+    try {
+      const bytes: unknown = JSON.parse(key)
+      return (
+        Array.isArray(bytes) &&
+        bytes.length === 64 &&
+        bytes.every((b) => Number.isInteger(b) && b >= 0 && b < 256)
+      )
+    } catch {
+      return false
+    }
+  }
+  return /^[1-9A-HJ-NP-Za-km-z]{86,88}$/.test(key)
+}
+
+function configError(issues: Record<string, string>): AppError<'invalid_config'> {
+  const lines = Object.entries(issues).map(([path, message]) => `  ${path || '(root)'}: ${message}`)
+  return new AppError('invalid_config', {
+    context: { issues },
+    message: `invalid facilitator configuration:\n${lines.join('\n')}`,
+  })
+}
