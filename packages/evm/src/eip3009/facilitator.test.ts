@@ -1,5 +1,5 @@
 import type { PaymentRequirements } from '@tollgate/core'
-import { getAddress, serializeErc6492Signature } from 'viem'
+import { getAddress, type Hex, serializeErc6492Signature } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeEach, describe, expect, test } from 'vitest'
 import {
@@ -282,7 +282,7 @@ describe('createEip3009Facilitator.verify', () => {
     const { facilitator } = setup()
     const payment = await tamper(() => undefined)
     const wallet = (payment.payload.authorization as Record<string, string>).from as string
-    const garbage = `0x${'11'.repeat(65)}`
+    const garbage: Hex = `0x${'11'.repeat(65)}`
     chain.state.code.set(wallet.toLowerCase(), '0x01')
     const contractSigned = buildPayment(payment.accepted, { ...payment.payload, signature: garbage })
     expect(await facilitator.verify(contractSigned, payment.accepted)).toEqual({
