@@ -1,0 +1,137 @@
+import { generateKeyPairSync } from 'node:crypto'
+import { getBase58Decoder } from '@solana/kit'
+import { encodeBase64Json, SOLANA_DEVNET } from '@tollgate/core'
+import { describe, expect, test } from 'vitest'
+import { HELP, runCli } from './run-cli.js'
+import { createOffer, usdcSolanaDevnet } from './test-fakes.js'
+
+// A real Solana keypair in the CLI's env format (base58 of the 32-byte seed + 32-byte public key).
+function createSolanaSecret(): string {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519')
+  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d ?? '', 'base64url')
+  const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
+  return getBase58Decoder().decode(new Uint8Array([...seed, ...pub]))
+}
+
+function createIo(fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>, env = {}) {
+  let stdout = ''
+  let stderr = ''
+  const decoder = new TextDecoder()
+  const requests: Request[] = []
+  return {
+    io: {
+      env: { TOLLGATE_SOLANA_SECRET_KEY: createSolanaSecret(), ...env },
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        requests.push(new Request(input, init))
+        return fetch(input, init)
+      },
+      stdout: {
+        write: (chunk: string | Uint8Array) => {
+          stdout += typeof chunk === 'string' ? chunk : decoder.decode(chunk)
+        },
+      },
+      stderr: {
+        write: (chunk: string) => {
+          stderr += chunk
+        },
+      },
+    },
+    output: () => ({ stdout, stderr }),
+    requests,
+  }
+}
+
+const ok = async () => new Response('{"hello":"world"}', { status: 200, headers: { 'X-Test': 'yes' } })
+
+describe('runCli', () => {
+  test('default: prints the body of a free resource to stdout', async () => {
+    const { io, output, requests } = createIo(ok)
+    expect(await runCli(['pay', 'http://api.test/free'], io)).toBe(0)
+    expect(output()).toEqual({ stdout: '{"hello":"world"}', stderr: '' })
+    expect(requests[0]?.method).toBe('GET')
+  })
+
+  test('behavior: --help documents the command', async () => {
+    const { io, output } = createIo(ok)
+    expect(await runCli(['--help'], io)).toBe(0)
+    expect(output().stdout).toBe(HELP)
+    expect(HELP).toContain('TOLLGATE_EVM_PRIVATE_KEY')
+    expect(HELP).toContain('--max <dollars>')
+  })
+
+  test('behavior: curl-like -X, -H, -d and -i', async () => {
+    const { io, output, requests } = createIo(ok)
+    const status = await runCli(
+      [
+        'pay',
+        'http://api.test/x',
+        '-X',
+        'PUT',
+        '-H',
+        'Content-Type: application/json',
+        '-H',
+        'X-A: 1',
+        '-d',
+        '{"a":1}',
+        '-i',
+      ],
+      io,
+    )
+    expect(status).toBe(0)
+    const request = requests[0]
+    expect(request?.method).toBe('PUT')
+    expect(request?.headers.get('content-type')).toBe('application/json')
+    expect(request?.headers.get('x-a')).toBe('1')
+    expect(await request?.text()).toBe('{"a":1}')
+    expect(output().stderr).toContain('HTTP 200')
+    expect(output().stderr).toContain('x-test: yes')
+  })
+
+  test('behavior: -d alone means POST with a form content type, as curl', async () => {
+    const { io, requests } = createIo(ok)
+    await runCli(['pay', 'http://api.test/x', '-d', 'a=1'], io)
+    expect(requests[0]?.method).toBe('POST')
+    expect(requests[0]?.headers.get('content-type')).toBe('application/x-www-form-urlencoded')
+  })
+
+  test.each([
+    [['pay'], 'expected exactly one <url>'],
+    [['fly', 'http://x'], 'unknown command "fly"'],
+    [['pay', 'http://x', '--rpc', 'nonsense'], '--rpc expects network=url'],
+    [['pay', 'http://x', '-H', 'novalue'], '--header expects "Name: value"'],
+    [['pay', 'http://x', '--bogus'], "Unknown option '--bogus'"],
+  ])('behavior: usage error %j exits 2', async (argv, message) => {
+    const { io, output } = createIo(ok)
+    expect(await runCli(argv, io)).toBe(2)
+    expect(output().stderr).toContain(message)
+  })
+
+  test('behavior: no key in the environment is a usage error', async () => {
+    const { io, output } = createIo(ok)
+    expect(await runCli(['pay', 'http://api.test/x'], { ...io, env: {} })).toBe(2)
+    expect(output().stderr).toContain('TOLLGATE_SOLANA_SECRET_KEY')
+  })
+
+  test('behavior: a payment above --max is refused with its code and exit 1', async () => {
+    const offer = createOffer([
+      {
+        ...usdcSolanaDevnet,
+        payTo: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG',
+        extra: { feePayer: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG' },
+        asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+      },
+    ])
+    const { io, output, requests } = createIo(
+      async () =>
+        new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': encodeBase64Json(offer) } }),
+    )
+    const status = await runCli(
+      ['pay', 'http://api.test/x', '--max', '0.001', '--rpc', `${SOLANA_DEVNET}=http://127.0.0.1:1`],
+      io,
+    )
+    expect(status).toBe(1)
+    expect(output().stderr).toContain('[payment_policy_refused]')
+    expect(output().stderr).toContain('max_per_payment')
+    expect(requests).toHaveLength(1)
+  })
+})

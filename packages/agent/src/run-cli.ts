@@ -1,0 +1,176 @@
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { isAppError, SOLANA_DEVNET, SOLANA_MAINNET } from '@tollgate/core'
+import { createRpcBalanceReader } from './create-rpc-balance-reader.js'
+import type { WrapFetchOptions } from './types.js'
+import { type FetchLike, getPaymentRecord, wrapFetch } from './wrap-fetch.js'
+
+/** Where the CLI reads its environment and writes its output (injected so tests need no process). */
+export type CliIo = {
+  env: Record<string, string | undefined>
+  fetch: FetchLike
+  stdout: { write(chunk: string | Uint8Array): unknown }
+  stderr: { write(chunk: string): unknown }
+  /** Hook for the Permit2 approver and other EVM extras, added when the EVM scheme package is wired. */
+  extendOptions?: (options: WrapFetchOptions, rpcs: Record<string, string>) => Promise<WrapFetchOptions>
+}
+
+export const HELP = `Usage: tollgate pay <url> [options]
+
+Fetches <url> like curl and pays an x402 "402 Payment Required" answer from your wallet,
+then prints the response body to stdout and the payment receipt to stderr.
+
+Options:
+  -X, --request <method>   HTTP method (default GET, or POST with --data)
+  -H, --header <h: v>      Request header, repeatable
+  -d, --data <body>        Request body; @file reads it from a file
+      --max <dollars>      Largest payment allowed (default $1), e.g. --max 0.05
+      --max-per-day <usd>  Cap on what this run may sign in 24 hours
+      --rpc <net=url>      RPC URL for a CAIP-2 network, repeatable (Solana payments need one;
+                           devnet and mainnet default to the public endpoints)
+      --check-balance      Check the token balance before signing (uses --rpc)
+      --approve-permit2    Send the one-time Permit2 approval when a Permit2 option needs it
+  -i, --include            Also print the response status and headers to stderr
+  -h, --help               Show this help
+
+Keys (environment):
+  TOLLGATE_EVM_PRIVATE_KEY     0x-prefixed private key (pays eip3009 / permit2 on EVM networks)
+  TOLLGATE_SOLANA_SECRET_KEY   base58 64-byte secret key (pays solana)
+
+Exit status: 0 when the final response is 2xx/3xx, 1 otherwise or when payment is refused,
+2 on a usage error.
+
+Example:
+  TOLLGATE_EVM_PRIVATE_KEY=0x… tollgate pay http://127.0.0.1:4021/weather --max 0.05
+`
+
+const DEFAULT_RPCS: Record<string, string> = {
+  [SOLANA_DEVNET]: 'https://api.devnet.solana.com',
+  [SOLANA_MAINNET]: 'https://api.mainnet-beta.solana.com',
+}
+
+class UsageError extends Error {}
+
+/** Runs `tollgate <args>`; resolves with the exit status. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(argv)
+  } catch (error) {
+    io.stderr.write(`tollgate: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.help || positionals.length === 0) {
+    io.stdout.write(HELP)
+    return values.help ? 0 : 2
+  }
+  try {
+    const [command, url, ...rest] = positionals
+    if (command !== 'pay' || !url || rest.length > 0) {
+      throw new UsageError(command === 'pay' ? 'expected exactly one <url>' : `unknown command "${command}"`)
+    }
+    const rpcs = { ...DEFAULT_RPCS, ...parseRpcs(values.rpc ?? []) }
+    const evm = io.env.TOLLGATE_EVM_PRIVATE_KEY
+    const solana = io.env.TOLLGATE_SOLANA_SECRET_KEY
+    if (!evm && !solana) {
+      throw new UsageError('no wallet: set TOLLGATE_EVM_PRIVATE_KEY and/or TOLLGATE_SOLANA_SECRET_KEY')
+    }
+    let options: WrapFetchOptions = {
+      wallets: { ...(evm ? { evm: evm as `0x${string}` } : {}), ...(solana ? { solana } : {}), rpcs },
+      policy: {
+        ...(values.max !== undefined ? { maxPerPayment: values.max } : {}),
+        ...(values['max-per-day'] !== undefined ? { maxPerDay: values['max-per-day'] } : {}),
+      },
+      ...(values['check-balance'] ? { balances: createRpcBalanceReader({ rpcs }) } : {}),
+    }
+    if (values['approve-permit2'] && io.extendOptions) {
+      options = await io.extendOptions(options, rpcs)
+    }
+    const init = await toRequestInit(values)
+    const response = await wrapFetch(io.fetch, options)(url, init)
+    if (values.include) {
+      io.stderr.write(`HTTP ${response.status} ${response.statusText}\n`)
+      for (const [name, value] of response.headers) {
+        io.stderr.write(`${name}: ${value}\n`)
+      }
+    }
+    io.stdout.write(new Uint8Array(await response.arrayBuffer()))
+    writeReceipt(response, io)
+    return response.status < 400 ? 0 : 1
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`tollgate: ${error.message}\n`)
+      return 2
+    }
+    const code = isAppError(error) ? ` [${error.code}]` : ''
+    io.stderr.write(`tollgate: ${error instanceof Error ? error.message : String(error)}${code}\n`)
+    return 1
+  }
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      request: { type: 'string', short: 'X' },
+      header: { type: 'string', short: 'H', multiple: true },
+      data: { type: 'string', short: 'd' },
+      max: { type: 'string' },
+      'max-per-day': { type: 'string' },
+      rpc: { type: 'string', multiple: true },
+      'check-balance': { type: 'boolean' },
+      'approve-permit2': { type: 'boolean' },
+      include: { type: 'boolean', short: 'i' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+}
+
+function parseRpcs(entries: readonly string[]): Record<string, string> {
+  const rpcs: Record<string, string> = {}
+  for (const entry of entries) {
+    const at = entry.indexOf('=')
+    if (at <= 0) {
+      throw new UsageError(`--rpc expects network=url, got "${entry}"`)
+    }
+    rpcs[entry.slice(0, at)] = entry.slice(at + 1)
+  }
+  return rpcs
+}
+
+async function toRequestInit(values: ReturnType<typeof parse>['values']): Promise<RequestInit> {
+  const headers = new Headers()
+  for (const header of values.header ?? []) {
+    const at = header.indexOf(':')
+    if (at <= 0) {
+      throw new UsageError(`--header expects "Name: value", got "${header}"`)
+    }
+    headers.append(header.slice(0, at).trim(), header.slice(at + 1).trim())
+  }
+  const data = values.data
+  const body = data?.startsWith('@') ? await readFile(data.slice(1)) : data
+  if (body !== undefined && !headers.has('content-type')) {
+    // As curl -d does.
+    headers.set('Content-Type', 'application/x-www-form-urlencoded')
+  }
+  return {
+    method: values.request ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  }
+}
+
+function writeReceipt(response: Response, io: CliIo): void {
+  const record = getPaymentRecord(response)
+  if (!record) {
+    return
+  }
+  const { asset, requirements } = record
+  io.stderr.write(
+    `tollgate: paid $${record.usd} (${requirements.amount} atomic ${asset.symbol}) on ${requirements.network} via ${record.scheme} from ${record.payer} to ${requirements.payTo}\n`,
+  )
+  io.stderr.write(`tollgate: receipt ${JSON.stringify(record.receipt ?? null)}\n`)
+}
