@@ -3,7 +3,7 @@ import { getBase58Decoder } from '@solana/kit'
 import { encodeBase64Json, SOLANA_DEVNET } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
 import { HELP, runCli } from './run-cli.js'
-import { createOffer, usdcSolanaDevnet } from './test-fakes.js'
+import { createOffer, usdcBaseSepolia, usdcSolanaDevnet } from './test-fakes.js'
 
 // A real Solana keypair in the CLI's env format (base58 of the 32-byte seed + 32-byte public key).
 function createSolanaSecret(): string {
@@ -44,6 +44,33 @@ function createIo(fetch: (input: RequestInfo | URL, init?: RequestInit) => Promi
 const ok = async () => new Response('{"hello":"world"}', { status: 200, headers: { 'X-Test': 'yes' } })
 
 describe('runCli', () => {
+  test('behavior: pays an EIP-3009 402 with the EVM key and prints the receipt to stderr', async () => {
+    const offer = createOffer([usdcBaseSepolia])
+    const receipt = { success: true, transaction: '0xfeed', network: 'eip155:84532' }
+    const { io, output, requests } = createIo(
+      async (input, init) => {
+        const request = new Request(input, init)
+        return request.headers.has('PAYMENT-SIGNATURE')
+          ? new Response('paid content', { headers: { 'PAYMENT-RESPONSE': encodeBase64Json(receipt) } })
+          : new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': encodeBase64Json(offer) } })
+      },
+      { TOLLGATE_EVM_PRIVATE_KEY: `0x${'11'.repeat(32)}` },
+    )
+    expect(await runCli(['pay', 'https://api.test/weather', '--max', '$0.01'], io)).toBe(0)
+    expect(output().stdout).toBe('paid content')
+    expect(output().stderr).toContain('paid $0.01 (10000 atomic USDC) on eip155:84532 via eip3009')
+    expect(output().stderr).toContain('"transaction":"0xfeed"')
+    const header = requests[1]?.headers.get('PAYMENT-SIGNATURE') ?? ''
+    const payment = JSON.parse(Buffer.from(header, 'base64').toString('utf8'))
+    expect(payment.accepted).toEqual(usdcBaseSepolia)
+    expect(payment.payload.authorization).toMatchObject({
+      to: usdcBaseSepolia.payTo,
+      value: '10000',
+      validAfter: '0',
+    })
+    expect(payment.payload.signature).toMatch(/^0x[0-9a-f]{130}$/)
+  })
+
   test('default: prints the body of a free resource to stdout', async () => {
     const { io, output, requests } = createIo(ok)
     expect(await runCli(['pay', 'http://api.test/free'], io)).toBe(0)

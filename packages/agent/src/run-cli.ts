@@ -11,8 +11,6 @@ export type CliIo = {
   fetch: FetchLike
   stdout: { write(chunk: string | Uint8Array): unknown }
   stderr: { write(chunk: string): unknown }
-  /** Hook for the Permit2 approver and other EVM extras, added when the EVM scheme package is wired. */
-  extendOptions?: (options: WrapFetchOptions, rpcs: Record<string, string>) => Promise<WrapFetchOptions>
 }
 
 export const HELP = `Usage: tollgate pay <url> [options]
@@ -76,16 +74,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (!evm && !solana) {
       throw new UsageError('no wallet: set TOLLGATE_EVM_PRIVATE_KEY and/or TOLLGATE_SOLANA_SECRET_KEY')
     }
-    let options: WrapFetchOptions = {
+    const options: WrapFetchOptions = {
       wallets: { ...(evm ? { evm: evm as `0x${string}` } : {}), ...(solana ? { solana } : {}), rpcs },
       policy: {
         ...(values.max !== undefined ? { maxPerPayment: values.max } : {}),
         ...(values['max-per-day'] !== undefined ? { maxPerDay: values['max-per-day'] } : {}),
       },
       ...(values['check-balance'] ? { balances: createRpcBalanceReader({ rpcs }) } : {}),
-    }
-    if (values['approve-permit2'] && io.extendOptions) {
-      options = await io.extendOptions(options, rpcs)
+      ...(values['approve-permit2'] ? { autoApprovePermit2: true } : {}),
     }
     const init = await toRequestInit(values)
     const response = await wrapFetch(io.fetch, options)(url, init)

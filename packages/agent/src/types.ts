@@ -88,7 +88,12 @@ export type WrapFetchOptions = {
   ledger?: SpendLedger
   /** Check the balance before signing and skip options the payer cannot afford. */
   balances?: BalanceReader
-  /** Opt-in: send the Permit2 approval when a Permit2 option is chosen and the allowance is short. */
+  /**
+   * Opt-in: send the one-time Permit2 approval when a Permit2 option is chosen and the allowance is
+   * short (needs the EVM key and an RPC URL for the network in `wallets`).
+   */
+  autoApprovePermit2?: boolean
+  /** A custom approver (used instead of the one `autoApprovePermit2` builds). */
   permit2Approver?: Permit2Approver
   /** Called after each paid request. */
   onPayment?: (record: PaymentRecord) => void

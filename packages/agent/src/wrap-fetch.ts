@@ -18,10 +18,11 @@ import {
   USD_DECIMALS,
 } from './choose-requirement.js'
 import { createPaymentHeader } from './create-payment-header.js'
-import { createSchemeClients } from './create-scheme-clients.js'
+import { createSchemeClients, toEvmAccount } from './create-scheme-clients.js'
+import { createPermit2Approver } from './ensure-permit2-approval.js'
 import { parsePaymentRequired } from './parse-payment-required.js'
 import { createMemorySpendLedger } from './spend-ledger.js'
-import type { PaymentQuote, PaymentRecord, WrapFetchOptions } from './types.js'
+import type { PaymentQuote, PaymentRecord, Permit2Approver, WrapFetchOptions } from './types.js'
 
 /** A fetch-compatible function. */
 export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
@@ -71,6 +72,17 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
   const getClients = () => {
     clients ??= createSchemeClients(options.wallets ?? {}).then((own) => [...(options.clients ?? []), ...own])
     return clients
+  }
+  let approver: Permit2Approver | undefined
+  const getPermit2Approver = (): Permit2Approver | undefined => {
+    if (options.permit2Approver || !options.autoApprovePermit2 || options.wallets?.evm === undefined) {
+      return options.permit2Approver
+    }
+    approver ??= createPermit2Approver({
+      account: toEvmAccount(options.wallets.evm),
+      rpcs: options.wallets.rpcs ?? {},
+    })
+    return approver
   }
   // Check-and-record of the daily limit runs one payment at a time, so concurrent requests cannot overspend.
   let queue: Promise<unknown> = Promise.resolve()
@@ -171,8 +183,9 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
         message: `payment refused by policy (approval): $${quote.usd} to ${requirements.payTo} was not approved`,
       })
     }
-    if (chosen.scheme === 'permit2' && options.permit2Approver) {
-      await options.permit2Approver({
+    const permit2Approver = getPermit2Approver()
+    if (chosen.scheme === 'permit2' && permit2Approver) {
+      await permit2Approver({
         network: requirements.network,
         token: requirements.asset,
         owner: quote.payer,
