@@ -222,6 +222,19 @@ describe('createFacilitator', () => {
     expect(scheme.broadcasts).toHaveLength(0)
   })
 
+  test('behavior: health is degraded, and metrics still scrape, when balances cannot be read', async () => {
+    const facilitator = createFacilitator({
+      schemes: [createFakeScheme()],
+      getBalances: () => Promise.reject(new Error('HTTP request failed.\nURL: http://rpc')),
+    })
+    expect(await facilitator.getHealth()).toMatchObject({
+      status: 'degraded',
+      balances: [],
+      balanceError: 'HTTP request failed.',
+    })
+    expect(await facilitator.metrics.registry.metrics()).toContain('tollgate_facilitator_settlements')
+  })
+
   test('behavior: counts outcomes in metrics and reports health', async () => {
     const facilitator = createFacilitator({
       schemes: [createFakeScheme()],

@@ -1,4 +1,5 @@
 import {
+  AppError,
   type FacilitatorClient,
   type FacilitatorRequest,
   formatAtomicAmount,
@@ -39,11 +40,15 @@ export type FacilitatorDeps = {
   settleWaitTimeoutMs?: number
 }
 
-/** `GET /health` data: store counts and signer balances (decimal strings in whole units). */
+/**
+ * `GET /health` data: store counts and signer balances (decimal strings in whole units). `degraded`
+ * when the balances could not be read (an RPC down); the store failing throws instead.
+ */
 export type FacilitatorHealth = {
-  status: 'ok'
+  status: 'ok' | 'degraded'
   settlements: SettlementStateCounts
   balances: { network: string; address: string; symbol: string; balance: string }[]
+  balanceError?: string
 }
 
 /** Tollgate's facilitator: an in-process {@link FacilitatorClient} with exactly-once settlement. */
@@ -151,17 +156,29 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     getSupported: async (): Promise<SupportedResponse> => getSupported(schemes),
     reconcilePending: (options = {}) =>
       reconcileSettlements({ store, schemes, coordinator, logger, now }, { limit: options.limit ?? 100 }),
-    async getHealth() {
-      const [settlements, balances] = await Promise.all([store.countByState(), deps.getBalances?.() ?? []])
+    async getHealth(): Promise<FacilitatorHealth> {
+      const [settlements, balances] = await Promise.all([
+        store.countByState().catch((cause: unknown) => {
+          throw new AppError('settlement_store_failed', {
+            cause,
+            message: 'the settlement store is unreachable',
+          })
+        }),
+        (deps.getBalances?.() ?? Promise.resolve([])).then(
+          (list) => ({ list, error: undefined }),
+          (error: unknown) => ({ list: [], error: error instanceof Error ? error.message : String(error) }),
+        ),
+      ])
       return {
-        status: 'ok',
+        status: balances.error === undefined ? 'ok' : 'degraded',
         settlements,
-        balances: balances.map((b) => ({
+        balances: balances.list.map((b) => ({
           network: b.network,
           address: b.address,
           symbol: b.symbol,
           balance: formatAtomicAmount(b.balance, b.decimals),
         })),
+        ...(balances.error === undefined ? {} : { balanceError: balances.error.split('\n')[0] ?? '' }),
       }
     },
     close: () => coordinator.close(),

@@ -36,9 +36,9 @@ const file: FacilitatorConfigFile = {
       rpcUrlEnv: 'RPC',
       schemes: ['solana'],
       signers: [{ privateKeyEnv: 'FEE_PAYER' }],
-      limits: { maxComputeUnitPriceMicroLamports: 5000 },
     },
   },
+  solana: { limits: { maxComputeUnitPriceMicroLamports: 5000 } },
 }
 
 function getIssues(json: unknown, environment: Record<string, string> = env): Record<string, string> {
@@ -63,6 +63,8 @@ describe('parseFacilitatorConfig', () => {
       dataDir: '.tollgate/facilitator',
       reconcileIntervalMs: 15_000,
       logLevel: 'info',
+      evm: {},
+      solana: { limits: { maxComputeUnitPriceMicroLamports: 5000n } },
     })
     expect(config.databaseUrl).toBeUndefined()
     expect(config.networks).toEqual([
@@ -81,7 +83,6 @@ describe('parseFacilitatorConfig', () => {
         rpcUrl: 'http://rpc',
         schemes: ['solana'],
         privateKeys: [SOLANA_KEY],
-        limits: { maxComputeUnitPriceMicroLamports: 5000n },
         // No assets listed: the known assets of the network are the allowlist.
         assets: [
           expect.objectContaining({

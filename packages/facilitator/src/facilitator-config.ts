@@ -39,8 +39,27 @@ const NetworkConfig = z.strictObject({
   assets: z.array(AssetConfig).optional().describe('allowlist; default: the known assets of the network'),
   gasLimitCap: Wei.optional(),
   maxFeePerGasCap: Wei.optional().describe('wei'),
-  receiptTimeoutMs: z.number().int().positive().optional(),
-  confirmTimeoutMs: z.number().int().positive().optional(),
+  pollingIntervalMs: z.number().int().positive().optional().describe('RPC polling interval (50 suits anvil)'),
+  nativeSymbol: z.string().min(1).optional().describe('native coin symbol for balances (default ETH / SOL)'),
+})
+
+const EvmOptions = z.strictObject({
+  receiptTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('settle answers settlement_pending after it'),
+  eip6492AllowedFactories: z.array(z.string().regex(/^0x[0-9a-fA-F]{40}$/)).optional(),
+})
+
+const SolanaOptions = z.strictObject({
+  confirmTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('settle answers settlement_pending after it'),
   limits: z
     .strictObject({
       maxComputeUnitLimit: z.number().int().positive().optional(),
@@ -63,6 +82,8 @@ export const FacilitatorConfigFile = z.strictObject({
   bodyLimitBytes: z.number().int().positive().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   networks: z.record(Caip2Network, NetworkConfig),
+  evm: EvmOptions.default({}),
+  solana: SolanaOptions.default({}),
 })
 export type FacilitatorConfigFile = z.input<typeof FacilitatorConfigFile>
 

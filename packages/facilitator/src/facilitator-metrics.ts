@@ -86,7 +86,9 @@ export function createFacilitatorMetrics(options: FacilitatorMetricsOptions = {}
     registers,
     async collect() {
       this.reset()
-      for (const b of (await sources.getBalances?.()) ?? []) {
+      // An unreachable RPC leaves the gauge empty (alert on absence) rather than failing the scrape.
+      const balances = await sources.getBalances?.().catch(() => [])
+      for (const b of balances ?? []) {
         const value = Number(formatAtomicAmount(b.balance, b.decimals))
         this.set({ network: b.network, address: b.address, symbol: b.symbol }, value)
       }
