@@ -3,13 +3,14 @@ import { parseServiceEnv } from './env.js'
 import { createLogger } from './http/create-logger.js'
 import { startSandbox } from './sandbox/start-sandbox.js'
 
-// Composition root of `npm start`: the only module that reads the environment.
+// Composition root of `npm start`: the only module that reads the environment. Other parts (the
+// facilitator at /facilitator, a demo paid resource at /demo/paid) join the same server through
+// startSandbox's `mounts` option.
 const env = parseServiceEnv(process.env)
 const { values } = parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' } } })
-const port = values.port === undefined ? env.PORT : Number(values.port)
+const port = values.port === undefined ? env.PORT : parseServiceEnv({ PORT: values.port }).PORT
 const logger = createLogger({ level: env.LOG_LEVEL })
 
-const started = Date.now()
 const sandbox = await startSandbox({
   port,
   host: env.HOST,
@@ -25,7 +26,7 @@ const sandbox = await startSandbox({
 
 const { manifest } = sandbox
 console.log(`
-Tollgate sandbox ready in ${((Date.now() - started) / 1000).toFixed(1)} s
+Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
   API         ${manifest.apiUrl}
   API key     ${manifest.apiKey}
   Docs        ${manifest.apiUrl.replace(/\/api\/v1$/, '')}/docs

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Devnet } from '@tollgate/devnet'
+import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
 import { startSandbox } from './start-sandbox.js'
@@ -109,6 +110,42 @@ describe('startSandbox', () => {
     } finally {
       await again.stop()
     }
+  })
+
+  test('behavior: extra mounts share the server, see relative paths, and stop with it', async () => {
+    let stopped = 0
+    let seenBaseUrl = ''
+    const sandbox = await startSandbox({
+      port: 0,
+      dataDir: join(dir, 'data-mounts'),
+      startDevnet: async () => createFakeDevnet(),
+      logger: createLogger({ level: 'silent' }),
+      mounts: ({ baseUrl, merchantId }) => {
+        seenBaseUrl = baseUrl
+        const facilitator = new Hono().get('/supported', (c) => c.json({ path: c.req.path, merchantId }))
+        const demo = new Hono().get('/', (c) => c.text('paid content'))
+        return [
+          { path: '/facilitator', fetch: facilitator.fetch, stop: async () => void (stopped += 1) },
+          { path: '/demo/paid', fetch: demo.fetch },
+        ]
+      },
+    })
+    try {
+      const base = sandbox.manifest.apiUrl.replace(/\/api\/v1$/, '')
+      expect(seenBaseUrl).toBe(base)
+      const supported = await fetch(`${base}/facilitator/supported`)
+      expect(await supported.json()).toEqual({ path: '/supported', merchantId: sandbox.merchantId })
+      expect(await (await fetch(`${base}/demo/paid`)).text()).toBe('paid content')
+      // The service is still there, on the same port.
+      const balance = await fetch(`${sandbox.manifest.apiUrl}/balance`, {
+        headers: { 'x-api-key': sandbox.manifest.apiKey },
+      })
+      expect(balance.status).toBe(200)
+      expect((await sandbox.app.request('/facilitator/supported')).status).toBe(200)
+    } finally {
+      await sandbox.stop()
+    }
+    expect(stopped).toBe(1)
   })
 
   test('behavior: a devnet that fails to start is a clear error and leaves nothing running', async () => {

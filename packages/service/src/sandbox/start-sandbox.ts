@@ -1,8 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
-import type { AddressInfo } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
-import { serve } from '@hono/node-server'
 import type { Devnet } from '@tollgate/devnet'
+import { mount } from 'hono/mount'
 import type { Logger } from 'pino'
 import { createApp } from '../app.js'
 import { openDatabase } from '../db/open-database.js'
@@ -10,11 +9,35 @@ import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { ServiceError } from '../errors.js'
 import { createLogger } from '../http/create-logger.js'
 import { createRateLimiter } from '../http/rate-limit.js'
+import { expirePendingTransfers } from '../ledger/resolve-pending.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
-import { createReferenceData } from '../reference/reference-data.js'
+import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
+import { listen } from './listen.js'
 import { createSandboxManifest, type SandboxManifest } from './sandbox-manifest.js'
+
+/** What a mounted sub-app may use: the service deps, the running devnet, and the public base URL. */
+export type SandboxContext = {
+  deps: Deps
+  devnet: Devnet
+  reference: ReferenceData
+  /** `http://127.0.0.1:4020`, known once the server listens. */
+  baseUrl: string
+  merchantId: string
+  apiKey: string
+}
+
+/**
+ * A handler served on the sandbox's server under `path` (`/facilitator`, `/demo/paid`); it sees
+ * request paths relative to `path`. A hono sub-app fits as `{ path, fetch: subApp.fetch }`.
+ */
+export type SandboxMount = {
+  path: string
+  fetch: (request: Request) => Response | Promise<Response>
+  /** Called on `stop()`, before the database and devnet close. */
+  stop?: () => Promise<void>
+}
 
 /** Options of {@link startSandbox}; the defaults are those of `npm start`. */
 export type StartSandboxOptions = {
@@ -30,20 +53,28 @@ export type StartSandboxOptions = {
   /** Starts the local chains; tests pass a fake. Default `startDevnet()` of `@tollgate/devnet`. */
   startDevnet?: () => Promise<Devnet>
   rateLimitPerMinute?: number
+  /** More apps on the same server (the facilitator, a demo paid resource), built once it listens. */
+  mounts?: (context: SandboxContext) => SandboxMount[] | Promise<SandboxMount[]>
+  /** How often expired pending ledger transfers are voided (ms, default 5000). */
+  expiryIntervalMs?: number
 }
 
-/** A running sandbox: its manifest (URLs, key, chains, wallets) and `stop()` for everything it started. */
+/** A running sandbox: its manifest (URLs, key, chains, wallets), the root app, and `stop()` for everything. */
 export type Sandbox = {
   manifest: SandboxManifest
   manifestPath: string
   merchantId: string
+  /** The root hono app (service under `/api/v1`, plus the mounts); `app.request()` works in tests. */
+  app: ReturnType<typeof createApp>
+  deps: Deps
+  devnet: Devnet
   stop(): Promise<void>
 }
 
 /**
  * Starts the sandbox of `npm start`: database (PGlite unless `databaseUrl`) and devnet in parallel,
- * the sandbox merchant and its `sk_test_` key (funded in USDT, USDC and NGN on first start), the
- * HTTP service, and writes the manifest.
+ * the sandbox merchant and its `sk_test_` key (funded once in USDT, USDC and NGN), the HTTP server
+ * with the service and the extra mounts, a job expiring pending transfers, and writes the manifest.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
   const logger = options.logger ?? createLogger()
@@ -68,9 +99,16 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     ])
     const deps: Deps = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
-    if (merchant.created) {
-      await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
-    }
+    await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
+    stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
+    // Listen first (answering 503 meanwhile) so mounts can be built with the real base URL.
+    let handle: (request: Request) => Response | Promise<Response> = () =>
+      new Response('starting', { status: 503 })
+    const server = await listen((request) => handle(request), {
+      port: options.port ?? 4020,
+      host: options.host ?? '127.0.0.1',
+    })
+    stops.push(server.close)
     const reference = createReferenceData(devnet)
     const app = createApp(deps, {
       reference,
@@ -78,14 +116,42 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       rateLimiter: createRateLimiter({ limit: options.rateLimitPerMinute ?? 600, windowMs: 60_000 }),
       sandboxRoutes: true,
     })
-    const server = await listen(app.fetch, options.port ?? 4020, options.host ?? '127.0.0.1')
-    stops.push(server.close)
+    const context = { deps, devnet, reference, baseUrl: server.url, ...merchant }
+    for (const extra of (await options.mounts?.(context)) ?? []) {
+      const path = extra.path.replace(/\/+$/, '')
+      app.all(path, mount(extra.fetch))
+      app.all(`${path}/*`, mount(extra.fetch))
+      if (extra.stop) {
+        stops.push(extra.stop)
+      }
+    }
+    handle = app.fetch
     const manifest = createSandboxManifest({ baseUrl: server.url, apiKey: merchant.apiKey, devnet })
     await writeManifest(manifestPath, manifest)
-    return { manifest, manifestPath, merchantId: merchant.merchantId, stop }
+    return { manifest, manifestPath, merchantId: merchant.merchantId, app, deps, devnet, stop }
   } catch (error) {
     await stop()
     throw error
+  }
+}
+
+// Voids pending transfers past their expiry; one run at a time, errors logged, never fatal.
+function startExpiryJob(deps: Deps, intervalMs: number): () => Promise<void> {
+  let running: Promise<void> | undefined
+  const timer = setInterval(() => {
+    running ??= expirePendingTransfers(deps)
+      .then(
+        () => undefined,
+        (error: unknown) => deps.logger.error({ err: error }, 'expiring pending transfers failed'),
+      )
+      .finally(() => {
+        running = undefined
+      })
+  }, intervalMs)
+  timer.unref()
+  return async () => {
+    clearInterval(timer)
+    await running
   }
 }
 
@@ -121,24 +187,4 @@ async function writeManifest(path: string, manifest: SandboxManifest): Promise<v
   // Write then rename so a reader never sees half a file.
   await writeFile(`${path}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 })
   await rename(`${path}.tmp`, path)
-}
-
-type Listening = { url: string; close: () => Promise<void> }
-
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string) {
-  return new Promise<Listening>((resolvePromise, reject) => {
-    const server = serve({ fetch, port, hostname: host }, (info: AddressInfo) => {
-      resolvePromise({
-        url: `http://${host}:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done())
-            if ('closeAllConnections' in server) {
-              server.closeAllConnections()
-            }
-          }),
-      })
-    })
-    server.once('error', reject)
-  })
 }
