@@ -7,6 +7,7 @@ import {
 } from '@tollgate/core'
 import { getAddress, type Hash } from 'viem'
 import { Eip3009Payload } from '../payloads.js'
+import type { Relayer } from '../relayer/types.js'
 import { awaitSettlement } from '../shared/await-settlement.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
@@ -27,10 +28,8 @@ export async function settleEip3009(
 ): Promise<SettleResponse> {
   const network = requirements.network
   const parsed = Eip3009Payload.safeParse(payment.payload)
-  const net = context.networks.get(network)
-  if (!parsed.success || !net) {
-    const reason = parsed.success ? REASONS.invalidNetwork : REASONS.invalidPayload
-    return { success: false, errorReason: reason, transaction: '', network }
+  if (!parsed.success) {
+    return { success: false, errorReason: REASONS.invalidPayload, transaction: '', network }
   }
   const { authorization } = parsed.data
   const payer = getAddress(authorization.from)
@@ -40,17 +39,11 @@ export async function settleEip3009(
     to: getAddress(authorization.to),
     value: BigInt(authorization.value),
   }
-  const wait = (hash: Hash) =>
-    awaitSettlement({
-      relayer: net.relayer,
-      hash,
-      network,
-      payer,
-      expected,
-      timeoutMs: context.receiptTimeoutMs,
-    })
-  if (settle.previousTransaction) {
-    return wait(settle.previousTransaction as Hash)
+  const wait = (relayer: Relayer, hash: Hash) =>
+    awaitSettlement({ relayer, hash, network, payer, expected, timeoutMs: context.receiptTimeoutMs })
+  const known = context.networks.get(network)
+  if (settle.previousTransaction && known) {
+    return wait(known.relayer, settle.previousTransaction as Hash)
   }
   const { response, verified } = await verifyEip3009(context, payment, requirements, {
     simulate: context.simulateInSettle,
@@ -65,7 +58,7 @@ export async function settleEip3009(
       payer,
     }
   }
-  const { signature, message } = verified
+  const { signature, message, net } = verified
   let gas = context.gasLimits.eip3009
   try {
     if (signature.kind === 'erc6492') {
@@ -94,7 +87,7 @@ export async function settleEip3009(
       { to: expected.token, data: encodeTransferWithAuthorization(message, signature.signature), gas },
       { onBroadcast: (hash) => settle.recordBroadcast(hash) },
     )
-    return wait(sent.hash)
+    return wait(net.relayer, sent.hash)
   } catch (error) {
     const errorMessage = error instanceof Error ? error.message : String(error)
     return {

@@ -8,6 +8,7 @@ import {
 import { getAddress, type Hash } from 'viem'
 import { X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
 import { Permit2Payload } from '../payloads.js'
+import type { Relayer } from '../relayer/types.js'
 import { awaitSettlement } from '../shared/await-settlement.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
@@ -28,10 +29,8 @@ export async function settlePermit2(
 ): Promise<SettleResponse> {
   const network = requirements.network
   const parsed = Permit2Payload.safeParse(payment.payload)
-  const net = context.networks.get(network)
-  if (!parsed.success || !net) {
-    const reason = parsed.success ? REASONS.invalidNetwork : REASONS.invalidPayload
-    return { success: false, errorReason: reason, transaction: '', network }
+  if (!parsed.success) {
+    return { success: false, errorReason: REASONS.invalidPayload, transaction: '', network }
   }
   const auth = parsed.data.permit2Authorization
   const payer = getAddress(auth.from)
@@ -41,17 +40,11 @@ export async function settlePermit2(
     to: getAddress(auth.witness.to),
     value: BigInt(auth.permitted.amount),
   }
-  const wait = (hash: Hash) =>
-    awaitSettlement({
-      relayer: net.relayer,
-      hash,
-      network,
-      payer,
-      expected,
-      timeoutMs: context.receiptTimeoutMs,
-    })
-  if (settle.previousTransaction) {
-    return wait(settle.previousTransaction as Hash)
+  const wait = (relayer: Relayer, hash: Hash) =>
+    awaitSettlement({ relayer, hash, network, payer, expected, timeoutMs: context.receiptTimeoutMs })
+  const known = context.networks.get(network)
+  if (settle.previousTransaction && known) {
+    return wait(known.relayer, settle.previousTransaction as Hash)
   }
   const { response, verified } = await verifyPermit2(context, payment, requirements, {
     simulate: context.simulateInSettle,
@@ -66,6 +59,7 @@ export async function settlePermit2(
       payer,
     }
   }
+  const { net } = verified
   const gas = context.gasLimits.permit2 + (verified.contractSigner ? context.gasLimits.contractWallet : 0n)
   try {
     const sent = await net.relayer.send(
@@ -76,7 +70,7 @@ export async function settlePermit2(
       },
       { onBroadcast: (hash) => settle.recordBroadcast(hash) },
     )
-    return wait(sent.hash)
+    return wait(net.relayer, sent.hash)
   } catch (error) {
     const errorMessage = error instanceof Error ? error.message : String(error)
     return {
