@@ -107,14 +107,12 @@ describe('permit2 on the devnet', () => {
       token: getAddress(req.asset),
     })
     await harness.clientOf(BASE).waitForTransactionReceipt({ hash })
-    const allowance = await harness
-      .clientOf(BASE)
-      .readContract({
-        address: getAddress(req.asset),
-        abi: erc20Abi,
-        functionName: 'allowance',
-        args: [unapproved.address, PERMIT2_ADDRESS],
-      })
+    const allowance = await harness.clientOf(BASE).readContract({
+      address: getAddress(req.asset),
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [unapproved.address, PERMIT2_ADDRESS],
+    })
     expect(allowance).toBe(2n ** 256n - 1n)
     expect(await facilitator.verify(payment, req)).toMatchObject({ isValid: true })
     expect((await facilitator.settle(payment, req, noRecord)).success).toBe(true)
