@@ -62,6 +62,16 @@ export async function ensureAndLockAccounts(
     .values(rows)
     .onConflict((oc) => oc.columns(['environment', 'code', 'currency']).doNothing())
     .execute()
+    .catch((error: unknown) => {
+      // 23503 foreign_key_violation: a `merchant:` code naming a merchant that does not exist.
+      if ((error as { code?: unknown }).code === '23503') {
+        throw new ServiceError('not_found', 'Merchant of a ledger account not found', {
+          param: 'account',
+          cause: error,
+        })
+      }
+      throw error
+    })
   const locked = await trx
     .selectFrom('ledger_accounts')
     .selectAll()

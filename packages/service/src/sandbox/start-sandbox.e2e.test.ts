@@ -125,7 +125,13 @@ describe('startSandbox', () => {
         const facilitator = new Hono().get('/supported', (c) => c.json({ path: c.req.path, merchantId }))
         const demo = new Hono().get('/', (c) => c.text('paid content'))
         return [
-          { path: '/facilitator', fetch: facilitator.fetch, stop: async () => void (stopped += 1) },
+          {
+            path: '/facilitator',
+            fetch: facilitator.fetch,
+            stop: async () => {
+              stopped += 1
+            },
+          },
           { path: '/demo/paid', fetch: demo.fetch },
         ]
       },

@@ -1,0 +1,95 @@
+import { beforeAll, expect, test } from 'vitest'
+import { authenticateApiKey } from './auth/authenticate-api-key.js'
+import type { OpenedDatabase } from './db/open-database.js'
+import { cliUsage, runCli } from './run-cli.js'
+import { describeEachDatabase } from './testing/each-database.js'
+
+describeEachDatabase('tollgate CLI', (getDb) => {
+  let cli: (...argv: string[]) => Promise<{ code: number; out: string; err: string }>
+  beforeAll(() => {
+    // The CLI closes its database after each command; the test keeps the shared one open.
+    const opened: OpenedDatabase = { db: getDb(), engine: 'pglite', close: async () => {} }
+    cli = async (...argv) => {
+      let out = ''
+      let err = ''
+      const code = await runCli(argv, {
+        openDatabase: async () => opened,
+        out: (text) => {
+          out += text
+        },
+        err: (text) => {
+          err += text
+        },
+      })
+      return { code, out, err }
+    }
+  })
+
+  test('default: merchants create, keys create|list|revoke, sandbox fund, balances', async () => {
+    const created = await cli('merchants', 'create', '--name', 'Acme')
+    expect(created.code).toBe(0)
+    const merchant = JSON.parse(created.out) as { id: string; name: string }
+    expect(merchant).toMatchObject({ id: expect.stringMatching(/^mer_/), name: 'Acme' })
+
+    const key = await cli('keys', 'create', '--merchant', merchant.id, '--env', 'live', '--format', 'legacy')
+    expect(key.code).toBe(0)
+    expect(key.err).toContain('shown only once')
+    const secret = JSON.parse(key.out) as { id: string; key: string; format: string }
+    expect(secret.key).toMatch(/^sk_live_[0-9a-f]{64}$/)
+    expect(await authenticateApiKey({ db: getDb() }, secret.key)).toMatchObject({
+      merchantId: merchant.id,
+      environment: 'live',
+      format: 'legacy',
+    })
+
+    const listed = await cli('keys', 'list', '--merchant', merchant.id)
+    expect(listed.out).not.toContain(secret.key)
+    expect(JSON.parse(listed.out)).toEqual([expect.objectContaining({ id: secret.id, revokedAt: null })])
+
+    const funded = await cli(
+      'sandbox',
+      'fund',
+      '--merchant',
+      merchant.id,
+      '--currency',
+      'USDC',
+      '--amount',
+      '25.5',
+    )
+    expect(JSON.parse(funded.out)).toEqual({
+      currency: 'USDC',
+      available: '25.500000',
+      pending: '0.000000',
+      total: '25.500000',
+    })
+    expect(JSON.parse((await cli('balances', '--merchant', merchant.id)).out)).toHaveLength(1)
+    expect(JSON.parse((await cli('balances', '--merchant', merchant.id, '--env', 'live')).out)).toEqual([])
+
+    expect((await cli('keys', 'revoke', secret.id)).code).toBe(0)
+    expect(await authenticateApiKey({ db: getDb() }, secret.key)).toBeUndefined()
+  })
+
+  test('behavior: usage errors and domain errors exit 1 with a message', async () => {
+    expect(await cli()).toMatchObject({ code: 1, out: cliUsage })
+    expect(await cli('--help')).toMatchObject({ code: 0, out: cliUsage })
+    expect((await cli('merchants', 'create')).err).toContain('--name is required')
+    expect((await cli('keys', 'create', '--merchant', 'mer_x', '--env', 'prod')).err).toContain(
+      '--env must be one of test, live',
+    )
+    expect(await cli('keys', 'revoke', 'key_nope')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('not_found'),
+    })
+    expect((await cli('keys', 'create', '--merchant', 'mer_nope', '--env', 'test')).err).toContain(
+      'not_found',
+    )
+    expect(
+      (await cli('sandbox', 'fund', '--merchant', 'mer_x', '--currency', 'USDC', '--amount', '0')).err,
+    ).toContain('validation_error')
+    expect(
+      (await cli('sandbox', 'fund', '--merchant', 'mer_x', '--currency', 'USDC', '--amount', '1')).err,
+    ).toContain('not_found')
+    expect((await cli('frobnicate', 'now')).err).toContain('unknown command: frobnicate now')
+    expect((await cli('keys', 'list', '--bogus')).code).toBe(1)
+  })
+})
