@@ -1,28 +1,23 @@
-import type { Address } from '@solana/kit'
 import { REASONS } from '@tollgate/core'
 import {
-  ASSOCIATED_TOKEN_PROGRAM,
-  COMPUTE_BUDGET_PROGRAM,
-  LIGHTHOUSE_PROGRAM,
   MAX_INSTRUCTIONS,
-  MEMO_PROGRAM,
   MIN_INSTRUCTIONS,
+  RAW,
   SET_COMPUTE_UNIT_LIMIT,
   SET_COMPUTE_UNIT_PRICE,
-  TOKEN_2022_PROGRAM,
-  TOKEN_PROGRAM,
   TRANSFER_CHECKED,
 } from './constants.js'
-import type { PaymentMessage } from './decode-payment-transaction.js'
+import type { CompiledInstruction, PaymentMessage } from './decode-payment-transaction.js'
+import { type RawKey, toAddress } from './raw-keys.js'
 
-/** The TransferChecked a payment transaction makes. */
+/** The TransferChecked a payment transaction makes (keys raw). */
 export type PaymentTransfer = {
-  tokenProgram: Address
-  source: Address
-  mint: Address
-  destination: Address
+  tokenProgram: RawKey
+  source: RawKey
+  mint: RawKey
+  destination: RawKey
   /** The token owner who signed the transfer: the x402 `payer`. */
-  authority: Address
+  authority: RawKey
   amount: bigint
   decimals: number
 }
@@ -37,7 +32,6 @@ export type SolanaLimits = {
 /** A refusal: an x402 reason string and a sentence for people. */
 export type PaymentRefusal = { reason: string; message: string }
 
-type Instruction = PaymentMessage['instructions'][number]
 const memoDecoder = new TextDecoder('utf-8', { fatal: true })
 
 const refuse = (reason: string, message: string): PaymentRefusal => ({ reason, message })
@@ -51,22 +45,26 @@ const refuse = (reason: string, message: string): PaymentRefusal => ({ reason, m
  */
 export function checkPaymentInstructions(
   message: PaymentMessage,
-  options: { limits: SolanaLimits; facilitatorKeys: ReadonlySet<string>; memo: string | undefined },
+  options: { limits: SolanaLimits; facilitatorKeys: ReadonlySet<RawKey>; memo: string | undefined },
 ): PaymentTransfer | PaymentRefusal {
-  const { instructions, staticAccounts } = message
+  const { instructions, accountKeys } = message
   if (instructions.length < MIN_INSTRUCTIONS || instructions.length > MAX_INSTRUCTIONS) {
     return refuse(
       REASONS.svmInstructionsLength,
       `expected ${MIN_INSTRUCTIONS} to ${MAX_INSTRUCTIONS} instructions, got ${instructions.length}`,
     )
   }
-  const programOf = (instruction: Instruction) => staticAccounts[instruction.programAddressIndex]
-  const [limitIx, priceIx, transferIx] = instructions as [Instruction, Instruction, Instruction]
+  const programOf = (instruction: CompiledInstruction) => accountKeys[instruction.programIndex]
+  const [limitIx, priceIx, transferIx] = instructions as [
+    CompiledInstruction,
+    CompiledInstruction,
+    CompiledInstruction,
+  ]
   const budget = checkComputeBudget(limitIx, priceIx, programOf, options.limits)
   if (budget) {
     return budget
   }
-  const transfer = parseTransfer(transferIx, staticAccounts)
+  const transfer = parseTransfer(transferIx, accountKeys)
   if (!transfer) {
     return refuse(
       REASONS.svmNoTransferInstruction,
@@ -78,7 +76,7 @@ export function checkPaymentInstructions(
   }
   for (const [index, instruction] of instructions.entries()) {
     // Duplicate static accounts are refused when decoding, so index 0 is the only way to name the fee payer.
-    if ((instruction.accountIndices ?? []).includes(0)) {
+    if (instruction.accounts.includes(0)) {
       return refuse(
         REASONS.svmFeePayerInInstructionAccounts,
         `instruction ${index + 1} lists the fee payer among its accounts`,
@@ -89,20 +87,20 @@ export function checkPaymentInstructions(
 }
 
 function checkComputeBudget(
-  limitIx: Instruction,
-  priceIx: Instruction,
-  programOf: (instruction: Instruction) => Address | undefined,
+  limitIx: CompiledInstruction,
+  priceIx: CompiledInstruction,
+  programOf: (instruction: CompiledInstruction) => RawKey | undefined,
   limits: SolanaLimits,
 ): PaymentRefusal | undefined {
   const limitData = limitIx.data
   if (
-    programOf(limitIx) !== COMPUTE_BUDGET_PROGRAM ||
-    limitData?.length !== 5 ||
+    programOf(limitIx) !== RAW.computeBudgetProgram ||
+    limitData.length !== 5 ||
     limitData[0] !== SET_COMPUTE_UNIT_LIMIT
   ) {
     return refuse(REASONS.svmComputeLimitInstruction, 'instruction 1 must be SetComputeUnitLimit')
   }
-  const units = readU32(limitData, 1)
+  const units = limitData.readUInt32LE(1)
   if (units > limits.maxComputeUnitLimit) {
     return refuse(
       REASONS.svmComputeLimitTooHigh,
@@ -111,13 +109,13 @@ function checkComputeBudget(
   }
   const priceData = priceIx.data
   if (
-    programOf(priceIx) !== COMPUTE_BUDGET_PROGRAM ||
-    priceData?.length !== 9 ||
+    programOf(priceIx) !== RAW.computeBudgetProgram ||
+    priceData.length !== 9 ||
     priceData[0] !== SET_COMPUTE_UNIT_PRICE
   ) {
     return refuse(REASONS.svmComputePriceInstruction, 'instruction 2 must be SetComputeUnitPrice')
   }
-  const price = readU64(priceData, 1)
+  const price = priceData.readBigUInt64LE(1)
   if (price > limits.maxComputeUnitPriceMicroLamports) {
     return refuse(
       REASONS.svmComputePriceTooHigh,
@@ -130,56 +128,48 @@ function checkComputeBudget(
 /** The transfer of a payment transaction (its third instruction), if that is a TransferChecked. */
 export function findPaymentTransfer(message: PaymentMessage): PaymentTransfer | undefined {
   const instruction = message.instructions[MIN_INSTRUCTIONS - 1]
-  return instruction ? parseTransfer(instruction, message.staticAccounts) : undefined
+  return instruction ? parseTransfer(instruction, message.accountKeys) : undefined
 }
 
 function parseTransfer(
-  instruction: Instruction,
-  staticAccounts: readonly Address[],
+  instruction: CompiledInstruction,
+  accountKeys: readonly RawKey[],
 ): PaymentTransfer | undefined {
-  const tokenProgram = staticAccounts[instruction.programAddressIndex]
-  const data = instruction.data
-  const indexes = instruction.accountIndices ?? []
+  const tokenProgram = accountKeys[instruction.programIndex]
+  const { data, accounts } = instruction
   if (
-    (tokenProgram !== TOKEN_PROGRAM && tokenProgram !== TOKEN_2022_PROGRAM) ||
-    data?.length !== 10 ||
+    (tokenProgram !== RAW.tokenProgram && tokenProgram !== RAW.token2022Program) ||
+    data.length !== 10 ||
     data[0] !== TRANSFER_CHECKED ||
     // source, mint, destination, owner; more accounts would be multisig co-signers.
-    indexes.length !== 4
+    accounts.length !== 4
   ) {
     return undefined
   }
   // Accounts must be static (lookup tables are refused before this) for the checks to mean anything.
-  const [source, mint, destination, authority] = indexes.map((i) => staticAccounts[i])
+  const [source, mint, destination, authority] = Array.from(accounts, (i) => accountKeys[i])
   if (!source || !mint || !destination || !authority) {
     return undefined
   }
-  return {
-    tokenProgram,
-    source,
-    mint,
-    destination,
-    authority,
-    amount: readU64(data, 1),
-    decimals: data[9] ?? 0,
-  }
+  const amount = data.readBigUInt64LE(1)
+  return { tokenProgram, source, mint, destination, authority, amount, decimals: data[9] ?? 0 }
 }
 
 function checkOptionalInstructions(
-  optional: readonly Instruction[],
-  programOf: (instruction: Instruction) => Address | undefined,
+  optional: readonly CompiledInstruction[],
+  programOf: (instruction: CompiledInstruction) => RawKey | undefined,
   memo: string | undefined,
 ): PaymentRefusal | undefined {
-  const memos: Instruction[] = []
+  const memos: CompiledInstruction[] = []
   for (const [offset, instruction] of optional.entries()) {
     const program = programOf(instruction)
-    if (program === MEMO_PROGRAM) {
+    if (program === RAW.memoProgram) {
       memos.push(instruction)
-    } else if (program !== LIGHTHOUSE_PROGRAM) {
+    } else if (program !== RAW.lighthouseProgram) {
       const what =
-        program === ASSOCIATED_TOKEN_PROGRAM
+        program === RAW.associatedTokenProgram
           ? 'creates a token account (the fee payer would fund its rent)'
-          : `calls ${program}, which is not Memo or Lighthouse`
+          : `calls ${program ? toAddress(program) : 'an unknown program'}, which is not Memo or Lighthouse`
       return refuse(
         REASONS.svmUnknownOptionalInstruction,
         `instruction ${MIN_INSTRUCTIONS + offset + 1} ${what}`,
@@ -195,21 +185,9 @@ function checkOptionalInstructions(
   }
   let text: string | undefined
   try {
-    text = memoDecoder.decode(only.data ?? new Uint8Array())
+    text = memoDecoder.decode(only.data)
   } catch {
     text = undefined
   }
   return text === memo ? undefined : refuse(REASONS.svmMemoMismatch, 'the memo differs from extra.memo')
-}
-
-function readU32(bytes: ArrayLike<number>, offset: number): number {
-  let value = 0
-  for (let i = 3; i >= 0; i--) {
-    value = value * 256 + (bytes[offset + i] ?? 0)
-  }
-  return value
-}
-
-function readU64(bytes: ArrayLike<number>, offset: number): bigint {
-  return (BigInt(readU32(bytes, offset + 4)) << 32n) | BigInt(readU32(bytes, offset))
 }

@@ -1,4 +1,5 @@
 import { type Address, address } from '@solana/kit'
+import { type RawKey, toRawKey } from './raw-keys.js'
 
 /** SPL Token program. */
 export const TOKEN_PROGRAM: Address = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
@@ -12,6 +13,16 @@ export const MEMO_PROGRAM: Address = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqX
 export const LIGHTHOUSE_PROGRAM: Address = address('L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95')
 /** Associated Token Account program (named so a refused create-ATA instruction gets a clear message). */
 export const ASSOCIATED_TOKEN_PROGRAM: Address = address('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL')
+
+/** Program ids as raw keys, for the facilitator's byte-level checks. */
+export const RAW = {
+  tokenProgram: toRawKey(TOKEN_PROGRAM) as RawKey,
+  token2022Program: toRawKey(TOKEN_2022_PROGRAM) as RawKey,
+  computeBudgetProgram: toRawKey(COMPUTE_BUDGET_PROGRAM) as RawKey,
+  memoProgram: toRawKey(MEMO_PROGRAM) as RawKey,
+  lighthouseProgram: toRawKey(LIGHTHOUSE_PROGRAM) as RawKey,
+  associatedTokenProgram: toRawKey(ASSOCIATED_TOKEN_PROGRAM) as RawKey,
+} as const
 
 /** Instruction discriminators (first data byte). */
 export const SET_COMPUTE_UNIT_LIMIT = 2

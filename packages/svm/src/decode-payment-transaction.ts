@@ -1,20 +1,28 @@
-import {
-  type Address,
-  type CompiledTransactionMessage,
-  type CompiledTransactionMessageWithLifetime,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Transaction,
-} from '@solana/kit'
+import { type RawKey, readRawKey } from './raw-keys.js'
 
-/** A compiled legacy or v0 message with its recent blockhash. */
-export type PaymentMessage = Exclude<CompiledTransactionMessage, { version: 1 }> &
-  CompiledTransactionMessageWithLifetime
+/** One compiled instruction: indexes into the account keys, and its data (views into the wire bytes). */
+export type CompiledInstruction = { programIndex: number; accounts: Buffer; data: Buffer }
 
-/** A payment transaction decoded once: wire bytes, the kit transaction and its compiled message. */
+/** A legacy or v0 message, decoded without base58 (keys stay raw). */
+export type PaymentMessage = {
+  version: 'legacy' | 0
+  numSigners: number
+  numReadonlySigners: number
+  numReadonlyNonSigners: number
+  /** Static account keys; `accountKeys[0]` is the fee payer. */
+  accountKeys: RawKey[]
+  blockhash: RawKey
+  instructions: CompiledInstruction[]
+  /** Address lookup tables the message loads accounts from (refused by verify). */
+  lookupTableCount: number
+}
+
+/** A payment transaction decoded once: wire bytes, signatures, message bytes and message. */
 export type DecodedPaymentTransaction = {
-  wire: Uint8Array
-  transaction: Transaction
+  wire: Buffer
+  /** Signature `i` belongs to `message.accountKeys[i]`; 64-byte views into `wire`. */
+  signatures: Buffer[]
+  messageBytes: Buffer
   message: PaymentMessage
 }
 
@@ -22,13 +30,47 @@ export type DecodedPaymentTransaction = {
 const MAX_WIRE_BYTES = 1232
 const MAX_BASE64_CHARS = Math.ceil(MAX_WIRE_BYTES / 3) * 4
 
-const transactionDecoder = getTransactionDecoder()
-const messageDecoder = getCompiledTransactionMessageDecoder()
+class Reader {
+  offset = 0
+  constructor(readonly bytes: Buffer) {}
+
+  u8(): number {
+    const value = this.bytes[this.offset++]
+    if (value === undefined) {
+      throw new RangeError('truncated')
+    }
+    return value
+  }
+
+  // compact-u16 ("shortvec"): 7 bits per byte, at most 3 bytes.
+  shortU16(): number {
+    let value = 0
+    for (let shift = 0; shift < 21; shift += 7) {
+      const byte = this.u8()
+      value |= (byte & 0x7f) << shift
+      if ((byte & 0x80) === 0) {
+        return value
+      }
+    }
+    throw new RangeError('bad compact-u16')
+  }
+
+  take(length: number): Buffer {
+    if (this.offset + length > this.bytes.length) {
+      throw new RangeError('truncated')
+    }
+    const view = this.bytes.subarray(this.offset, this.offset + length)
+    this.offset += length
+    return view
+  }
+}
 
 /**
- * Decodes a base64 wire transaction strictly: canonical base64, at most 1232 bytes, no trailing
- * bytes, a legacy or v0 message, distinct static accounts and in-range account indexes (what the
- * runtime's sanitizer refuses). Returns `undefined` for anything else.
+ * Decodes a base64 wire transaction strictly and without base58: canonical base64, at most 1232
+ * bytes, no trailing bytes, a legacy or v0 message, one signature per required signer, distinct
+ * static accounts and in-range account indexes (what the runtime's sanitizer refuses). Returns
+ * `undefined` for anything else. About 20x faster than kit's transaction decoder, which base58-
+ * encodes every account key.
  */
 export function decodePaymentTransaction(base64: string): DecodedPaymentTransaction | undefined {
   if (base64.length === 0 || base64.length > MAX_BASE64_CHARS) {
@@ -36,42 +78,81 @@ export function decodePaymentTransaction(base64: string): DecodedPaymentTransact
   }
   const wire = Buffer.from(base64, 'base64')
   // Buffer skips invalid characters; requiring the canonical form means the bytes we check are the
-  // bytes an RPC node would decode from the same string.
+  // bytes an RPC node decodes from the same string.
   if (wire.toString('base64') !== base64) {
     return undefined
   }
   try {
-    const [transaction, end] = transactionDecoder.read(wire, 0)
-    const message = messageDecoder.decode(transaction.messageBytes) as CompiledTransactionMessage &
-      CompiledTransactionMessageWithLifetime
-    if (end !== wire.length || message.version === 1 || !isSane(message)) {
+    const reader = new Reader(wire)
+    const signatureCount = reader.shortU16()
+    const signatures = Array.from({ length: signatureCount }, () => reader.take(64))
+    const messageStart = reader.offset
+    const message = readMessage(reader)
+    if (reader.offset !== wire.length || message.numSigners !== signatureCount || !isSane(message)) {
       return undefined
     }
-    return { wire: new Uint8Array(wire.buffer, wire.byteOffset, wire.byteLength), transaction, message }
+    return { wire, signatures, messageBytes: wire.subarray(messageStart), message }
   } catch {
     return undefined
   }
 }
 
-function isSane(message: Exclude<CompiledTransactionMessage, { version: 1 }>): boolean {
-  const { header, staticAccounts, instructions } = message
-  const accountCount = staticAccounts.length
-  if (
-    header.numSignerAccounts < 1 ||
-    header.numReadonlySignerAccounts >= header.numSignerAccounts ||
-    header.numSignerAccounts + header.numReadonlyNonSignerAccounts > accountCount ||
-    new Set<Address>(staticAccounts).size !== accountCount
-  ) {
-    return false
+function readMessage(reader: Reader): PaymentMessage {
+  let version: 'legacy' | 0 = 'legacy'
+  const first = reader.bytes[reader.offset] ?? 0
+  if (first & 0x80) {
+    reader.offset++
+    if ((first & 0x7f) !== 0) {
+      throw new RangeError('unsupported message version')
+    }
+    version = 0
   }
-  // Lookup-table accounts come after the static ones; indexes into them are checked by the caller,
-  // which refuses lookup tables outright.
-  const lookups = 'addressTableLookups' in message ? (message.addressTableLookups ?? []) : []
-  const loaded = lookups.reduce((n, l) => n + l.readonlyIndexes.length + l.writableIndexes.length, 0)
-  return instructions.every(
-    (instruction) =>
-      instruction.programAddressIndex > 0 &&
-      instruction.programAddressIndex < accountCount &&
-      (instruction.accountIndices ?? []).every((index) => index < accountCount + loaded),
+  const numSigners = reader.u8()
+  const numReadonlySigners = reader.u8()
+  const numReadonlyNonSigners = reader.u8()
+  const accountKeys = Array.from({ length: reader.shortU16() }, () => readRawKey(reader.take(32), 0))
+  const blockhash = readRawKey(reader.take(32), 0)
+  const instructions = Array.from({ length: reader.shortU16() }, () => ({
+    programIndex: reader.u8(),
+    accounts: reader.take(reader.shortU16()),
+    data: reader.take(reader.shortU16()),
+  }))
+  let lookupTableCount = 0
+  let loadedAccounts = 0
+  if (version === 0) {
+    lookupTableCount = reader.shortU16()
+    for (let i = 0; i < lookupTableCount; i++) {
+      reader.take(32)
+      loadedAccounts += reader.take(reader.shortU16()).length
+      loadedAccounts += reader.take(reader.shortU16()).length
+    }
+  }
+  const message = {
+    version,
+    numSigners,
+    numReadonlySigners,
+    numReadonlyNonSigners,
+    accountKeys,
+    blockhash,
+    instructions,
+    lookupTableCount,
+  }
+  // Indexes past the static keys point into lookup-table accounts.
+  for (const instruction of instructions) {
+    if (instruction.accounts.some((index) => index >= accountKeys.length + loadedAccounts)) {
+      throw new RangeError('account index out of range')
+    }
+  }
+  return message
+}
+
+function isSane(message: PaymentMessage): boolean {
+  const count = message.accountKeys.length
+  return (
+    message.numSigners >= 1 &&
+    message.numReadonlySigners < message.numSigners &&
+    message.numSigners + message.numReadonlyNonSigners <= count &&
+    new Set(message.accountKeys).size === count &&
+    message.instructions.every((i) => i.programIndex > 0 && i.programIndex < count)
   )
 }

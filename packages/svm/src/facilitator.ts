@@ -27,6 +27,7 @@ import { findPaymentTransfer, type SolanaLimits } from './check-payment-instruct
 import { DEFAULT_LIMITS } from './constants.js'
 import { decodePaymentTransaction } from './decode-payment-transaction.js'
 import { FeePayerPool } from './fee-payer-pool.js'
+import { type RawKey, toAddress, toRawKey } from './raw-keys.js'
 import { awaitSettlement, coSignTransaction, sendCoSigned } from './settle-payment.js'
 import { SignaturePoller } from './signature-poller.js'
 import { type VerifyContext, verifyPayment } from './verify-payment.js'
@@ -92,7 +93,9 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
     ),
     maxSigners: options.limits?.maxSigners ?? DEFAULT_LIMITS.maxSigners,
   }
-  const facilitatorKeys = new Set<string>([...states.values()].flatMap((s) => s.pool.addresses))
+  const facilitatorKeys = new Set(
+    [...states.values()].flatMap((s) => s.pool.addresses.map((a) => toRawKey(a) as RawKey)),
+  )
   const confirmTimeoutMs = options.confirmTimeoutMs ?? 30_000
   const contextOf = (network: string): VerifyContext => {
     const state = states.get(network)
@@ -121,9 +124,10 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
         typeof payment.payload.transaction === 'string'
           ? decodePaymentTransaction(payment.payload.transaction)
           : undefined
-      const payer = decoded ? (findPaymentTransfer(decoded.message)?.authority ?? '') : ''
+      const authority = decoded && findPaymentTransfer(decoded.message)?.authority
+      const payer = authority ? toAddress(authority) : ''
       return awaitSettlement(state.poller, context.previousTransaction as Signature, {
-        blockhash: decoded?.message.lifetimeToken as Blockhash | undefined,
+        blockhash: decoded ? (toAddress(decoded.message.blockhash) as string as Blockhash) : undefined,
         timeoutMs: confirmTimeoutMs,
         payer,
         network,
@@ -141,7 +145,7 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
         ...(response.payer ? { payer: response.payer } : {}),
       }
     }
-    const payer = verified.transfer.authority
+    const payer = toAddress(verified.transfer.authority)
     const signer = state.pool.get(verified.feePayer) as KeyPairSigner
     const coSigned = await coSignTransaction(verified.decoded, signer)
     await context.recordBroadcast(coSigned.signature)
@@ -150,7 +154,7 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
       return sent.response
     }
     return awaitSettlement(state.poller, coSigned.signature, {
-      blockhash: verified.decoded.message.lifetimeToken as Blockhash,
+      blockhash: toAddress(verified.decoded.message.blockhash) as string as Blockhash,
       timeoutMs: confirmTimeoutMs,
       payer,
       network,
@@ -176,9 +180,7 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
         return undefined
       }
       // The message (blockhash, accounts, memo nonce) identifies the payment; signatures do not.
-      const digest = createHash('sha256')
-        .update(decoded.transaction.messageBytes as unknown as Uint8Array)
-        .digest('base64')
+      const digest = createHash('sha256').update(decoded.messageBytes).digest('base64')
       return `solana:${digest}`
     },
     verify: async (payment, requirements, verifyOptions) =>

@@ -12,10 +12,12 @@
  *
  * @module
  */
-export type { PaymentTransfer, SolanaLimits } from './check-payment-instructions.js'
+export type { SolanaLimits } from './check-payment-instructions.js'
 export type { SolanaClientOptions, SolanaClientRpc } from './client.js'
 export { createSolanaClient } from './client.js'
 export { DEFAULT_LIMITS } from './constants.js'
+export type { SolanaRpcClientOptions } from './create-solana-rpc-client.js'
+export { createSolanaRpcClient } from './create-solana-rpc-client.js'
 export type {
   FeePayerBalance,
   SolanaFacilitator,

@@ -31,11 +31,11 @@ export async function coSignTransaction(
   decoded: DecodedPaymentTransaction,
   feePayer: KeyPairSigner,
 ): Promise<CoSignedTransaction> {
-  const signature = await signBytes(feePayer.keyPair.privateKey, decoded.transaction.messageBytes)
-  const wire = Uint8Array.from(decoded.wire)
+  const signature = await signBytes(feePayer.keyPair.privateKey, decoded.messageBytes)
+  const wire = Buffer.from(decoded.wire)
   wire.set(signature, 1)
   return {
-    wire: Buffer.from(wire).toString('base64') as Base64EncodedWireTransaction,
+    wire: wire.toString('base64') as Base64EncodedWireTransaction,
     signature: base58.decode(signature) as Signature,
   }
 }

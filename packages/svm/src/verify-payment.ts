@@ -1,4 +1,4 @@
-import { type Address, isAddress, type Rpc, type SimulateTransactionApi } from '@solana/kit'
+import type { Address, Base64EncodedWireTransaction, Rpc, SimulateTransactionApi } from '@solana/kit'
 import {
   AppError,
   type AssetRegistry,
@@ -17,6 +17,7 @@ import { compareAccepted } from './compare-accepted.js'
 import { type DecodedPaymentTransaction, decodePaymentTransaction } from './decode-payment-transaction.js'
 import type { FeePayerPool } from './fee-payer-pool.js'
 import { getAssociatedTokenAddress } from './get-associated-token-address.js'
+import { type RawKey, toAddress, toRawKey } from './raw-keys.js'
 import { describeRpcError, describeTransactionError, isJsonRpcRefusal } from './rpc-errors.js'
 import { verifyTransactionSignatures } from './verify-transaction-signatures.js'
 
@@ -27,7 +28,7 @@ export type VerifyContext = {
   assets: AssetRegistry
   limits: SolanaLimits
   /** Every fee-payer key on every network: none may be a transfer authority. */
-  facilitatorKeys: ReadonlySet<string>
+  facilitatorKeys: ReadonlySet<RawKey>
 }
 
 /** A payment that passed every check: what settle needs next. */
@@ -80,8 +81,8 @@ export async function verifyPayment(
   if ('reason' in checked) {
     return invalid(checked, checked.payer)
   }
-  const payer = checked.authority
-  if (!verifyTransactionSignatures(decoded)) {
+  const payer = toAddress(checked.authority)
+  if (!(await verifyTransactionSignatures(decoded))) {
     return invalid(
       { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' },
       payer,
@@ -141,16 +142,16 @@ async function checkTransaction(
   requirements: PaymentRequirements,
   feePayer: Address,
 ): Promise<PaymentTransfer | (PaymentRefusal & { payer?: string })> {
-  if (message.staticAccounts[0] !== feePayer) {
+  if (message.accountKeys[0] !== toRawKey(feePayer)) {
     return { reason: REASONS.svmFeePayerMismatch, message: 'the transaction fee payer is not extra.feePayer' }
   }
-  if (message.header.numSignerAccounts > context.limits.maxSigners) {
+  if (message.numSigners > context.limits.maxSigners) {
     return {
       reason: REASONS.svmExcessiveSigners,
-      message: `${message.header.numSignerAccounts} signers, at most ${context.limits.maxSigners} allowed`,
+      message: `${message.numSigners} signers, at most ${context.limits.maxSigners} allowed`,
     }
   }
-  if ('addressTableLookups' in message && (message.addressTableLookups?.length ?? 0) > 0) {
+  if (message.lookupTableCount > 0) {
     return { reason: REASONS.svmTransaction, message: 'address lookup tables are not accepted' }
   }
   const memo = requirements.extra?.memo
@@ -162,18 +163,23 @@ async function checkTransaction(
   if ('reason' in transfer) {
     return transfer
   }
-  const payer = transfer.authority
+  const payer = toAddress(transfer.authority)
   const asset = context.assets.find(requirements.network, requirements.asset)
-  if (transfer.mint !== requirements.asset) {
+  if (transfer.mint !== toRawKey(requirements.asset)) {
     return { reason: REASONS.svmMintMismatch, message: 'the transfer mint is not the asset', payer }
   }
-  if (asset?.tokenProgram !== undefined && asset.tokenProgram !== transfer.tokenProgram) {
+  const tokenProgram = toAddress(transfer.tokenProgram)
+  if (asset?.tokenProgram !== undefined && asset.tokenProgram !== tokenProgram) {
     return { reason: REASONS.svmMintMismatch, message: `the asset belongs to ${asset.tokenProgram}`, payer }
   }
-  const destination = isAddress(requirements.payTo)
-    ? await getAssociatedTokenAddress(requirements.payTo, transfer.mint, transfer.tokenProgram)
+  const destination = toRawKey(requirements.payTo)
+    ? await getAssociatedTokenAddress(
+        requirements.payTo as Address,
+        requirements.asset as Address,
+        tokenProgram,
+      )
     : undefined
-  if (transfer.destination !== destination) {
+  if (transfer.destination !== (destination && toRawKey(destination))) {
     return {
       reason: REASONS.svmRecipientMismatch,
       message: 'the destination is not the payTo token account',
@@ -198,7 +204,7 @@ async function simulatePayment(
   let err: unknown
   try {
     const { value } = await rpc
-      .simulateTransaction(transaction as Parameters<typeof rpc.simulateTransaction>[0], {
+      .simulateTransaction(transaction as Base64EncodedWireTransaction, {
         encoding: 'base64',
         sigVerify: false,
         replaceRecentBlockhash: false,

@@ -1,0 +1,213 @@
+import http from 'node:http'
+import https from 'node:https'
+import {
+  createSolanaRpcFromTransport,
+  type Rpc,
+  type RpcTransport,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+  SolanaError,
+  type SolanaRpcApi,
+} from '@solana/kit'
+
+/** Options of {@link createSolanaRpcClient}. */
+export type SolanaRpcClientOptions = {
+  /** Extra HTTP headers (e.g. an API key header of an RPC provider). */
+  headers?: Record<string, string>
+  /** Most JSON-RPC calls sent in one batch request (default 32; 1 turns batching off). */
+  maxBatchRequests?: number
+  /** Largest batch body in bytes (default 40,000; Agave refuses bodies over 50 KiB by default). */
+  maxBatchBytes?: number
+  /** Per HTTP request timeout in ms (default 30,000). */
+  timeoutMs?: number
+}
+
+type Pending = {
+  body: string
+  id: unknown
+  resolve(response: unknown): void
+  reject(error: unknown): void
+}
+
+/**
+ * Creates a kit `Rpc` for a Solana JSON-RPC endpoint whose transport batches: calls issued in the
+ * same event-loop turn go out as one JSON-RPC 2.0 batch request (standard, served by Agave and
+ * the usual providers) over keep-alive HTTP. Under concurrency this divides the per-request HTTP
+ * cost on both ends by the batch size; a lone call goes out as a plain request.
+ * Integers of 16 digits or more in responses are parsed as `bigint`, as kit's own transport does.
+ */
+export function createSolanaRpcClient(url: string, options: SolanaRpcClientOptions = {}): Rpc<SolanaRpcApi> {
+  return createSolanaRpcFromTransport(createBatchingTransport(url, options))
+}
+
+function createBatchingTransport(url: string, options: SolanaRpcClientOptions): RpcTransport {
+  const maxRequests = Math.max(1, options.maxBatchRequests ?? 32)
+  const maxBytes = options.maxBatchBytes ?? 40_000
+  const post = createPoster(url, options)
+  let queue: Pending[] = []
+  let scheduled = false
+
+  const flush = () => {
+    scheduled = false
+    const calls = queue
+    queue = []
+    for (let start = 0; start < calls.length; ) {
+      let end = start
+      let bytes = 2
+      while (end < calls.length && end - start < maxRequests) {
+        const size = (calls[end] as Pending).body.length + 1
+        if (end > start && bytes + size > maxBytes) {
+          break
+        }
+        bytes += size
+        end++
+      }
+      void send(calls.slice(start, end))
+      start = end
+    }
+  }
+
+  const send = async (calls: Pending[]) => {
+    const single = calls.length === 1
+    try {
+      const parsed = await post(
+        single ? (calls[0] as Pending).body : `[${calls.map((c) => c.body).join(',')}]`,
+      )
+      const responses = single ? [parsed] : Array.isArray(parsed) ? parsed : [parsed]
+      const byId = new Map(responses.map((r) => [(r as { id?: unknown })?.id, r]))
+      for (const call of calls) {
+        const response = single ? parsed : byId.get(call.id)
+        if (response === undefined) {
+          call.reject(
+            new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+              headers: new Headers(),
+              message: 'no response for this call in the batch',
+              statusCode: 200,
+            }),
+          )
+        } else {
+          call.resolve(response)
+        }
+      }
+    } catch (error) {
+      for (const call of calls) {
+        call.reject(error)
+      }
+    }
+  }
+
+  return (<TResponse>({ payload, signal }: { payload: unknown; signal?: AbortSignal }) =>
+    new Promise<TResponse>((resolve, reject) => {
+      signal?.throwIfAborted()
+      const call: Pending = {
+        body: stringifyWithBigInts(payload),
+        id: (payload as { id?: unknown }).id,
+        resolve: resolve as (response: unknown) => void,
+        reject,
+      }
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+      queue.push(call)
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    })) as RpcTransport
+}
+
+function createPoster(url: string, options: SolanaRpcClientOptions): (body: string) => Promise<unknown> {
+  const target = new URL(url)
+  const client = target.protocol === 'https:' ? https : http
+  const agent = new client.Agent({ keepAlive: true, maxSockets: 64 })
+  const timeoutMs = options.timeoutMs ?? 30_000
+  return (body) =>
+    new Promise((resolve, reject) => {
+      const request = client.request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          timeout: timeoutMs,
+          headers: {
+            ...options.headers,
+            accept: 'application/json',
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = []
+          response.on('data', (chunk: Buffer) => chunks.push(chunk))
+          response.on('error', reject)
+          response.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8')
+            const status = response.statusCode ?? 0
+            if (status < 200 || status >= 300) {
+              reject(
+                new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+                  headers: new Headers(response.headers as Record<string, string>),
+                  message: response.statusMessage ?? text.slice(0, 200),
+                  statusCode: status,
+                }),
+              )
+              return
+            }
+            try {
+              resolve(parseWithBigInts(text))
+            } catch (error) {
+              reject(error)
+            }
+          })
+        },
+      )
+      request.on('timeout', () => request.destroy(new Error(`RPC request timed out after ${timeoutMs} ms`)))
+      request.on('error', reject)
+      request.end(body)
+    })
+}
+
+const BIGINT_MARK = '__tollgate_bigint__'
+
+function stringifyWithBigInts(value: unknown): string {
+  const json = JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${BIGINT_MARK}${v}` : v))
+  return json.includes(BIGINT_MARK) ? json.replace(new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g'), '$1') : json
+}
+
+/**
+ * JSON.parse, except that integers too long for a double (16+ digits) become `bigint`. The quote-
+ * aware rewrite only runs when the text holds such a digit run, which most responses do not.
+ */
+function parseWithBigInts(text: string): unknown {
+  if (!/\d{16}/.test(text)) {
+    return JSON.parse(text)
+  }
+  let out = ''
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string
+    if (inString) {
+      out += ch
+      if (ch === '\\') {
+        out += text[++i] ?? ''
+      } else if (ch === '"') {
+        inString = false
+      }
+      continue
+    }
+    if (ch === '"') {
+      inString = true
+      out += ch
+      continue
+    }
+    const match = /^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/.exec(text.slice(i, i + 40))
+    if (match && (ch === '-' || (ch >= '0' && ch <= '9'))) {
+      const literal = match[0]
+      const isLongInteger = /^-?\d{16,}$/.test(literal)
+      out += isLongInteger ? `"${BIGINT_MARK}${literal}"` : literal
+      i += literal.length - 1
+      continue
+    }
+    out += ch
+  }
+  return JSON.parse(out, (_key, v) =>
+    typeof v === 'string' && v.startsWith(BIGINT_MARK) ? BigInt(v.slice(BIGINT_MARK.length)) : v,
+  )
+}
