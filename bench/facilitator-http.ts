@@ -1,0 +1,392 @@
+// Our facilitator vs the reference one (@x402/core x402Facilitator + @x402/evm ExactEvmScheme),
+// both served over HTTP with hono on the same anvil devnet (Base Sepolia USDC, eip3009), in one run:
+// - verify: throughput and p50/p99 (autocannon, one valid payload, 64 connections);
+// - settle: throughput, p50/p99 and failed payments at concurrency 1, 16 and 64 (fresh payments).
+// Each facilitator runs in its own child process (this file with `--serve <target>`), so the load
+// generator does not share its event loop. Targets: "ours" (relayer pool of 4 keys, settlement
+// store on PGlite), "ours-1key" (same, one key) and "reference" (one key, as its signer holds one).
+// Writes bench/results/facilitator-http.json.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { writeFile } from 'node:fs/promises'
+import { cpus } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { serve } from '@hono/node-server'
+import { createAssetRegistry, type PaymentRequirements } from '@tollgate/core'
+import {
+  DEFAULT_EVM_NETWORKS,
+  type DevnetManifest,
+  type DevnetNetwork,
+  startDevnet,
+  toViemChain,
+} from '@tollgate/devnet'
+import {
+  createEip3009Client,
+  createEip3009Facilitator,
+  createEip3009Server,
+  createRelayer,
+} from '@tollgate/evm'
+import {
+  createFacilitator,
+  createFacilitatorApp,
+  createPostgresSettlementStore,
+  openSettlementDatabase,
+} from '@tollgate/facilitator'
+import { x402Facilitator } from '@x402/core/facilitator'
+import type { PaymentPayload as X402Payload, PaymentRequirements as X402Requirements } from '@x402/core/types'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { ExactEvmScheme as ReferenceEvmFacilitator } from '@x402/evm/exact/facilitator'
+import autocannon from 'autocannon'
+import { Hono } from 'hono'
+import { createPublicClient, createWalletClient, type Hex, http, publicActions } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const NETWORK = 'eip155:84532'
+const TARGETS = (process.env.BENCH_TARGETS ?? 'reference,ours-1key,ours').split(',') as Target[]
+const VERIFY_SECONDS = Number(process.env.BENCH_VERIFY_SECONDS ?? 10)
+const VERIFY_CONNECTIONS = Number(process.env.BENCH_VERIFY_CONNECTIONS ?? 64)
+const SETTLE_RUNS: { concurrency: number; payments: number }[] = [
+  { concurrency: 1, payments: Number(process.env.BENCH_SETTLE_C1 ?? 30) },
+  { concurrency: 16, payments: Number(process.env.BENCH_SETTLE_C16 ?? 160) },
+  { concurrency: 64, payments: Number(process.env.BENCH_SETTLE_C64 ?? 384) },
+]
+
+type Target = 'reference' | 'ours-1key' | 'ours'
+type Stats = { requests: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number }
+type SettleStats = Stats & { failed: number; reasons: Record<string, number> }
+
+if (process.argv[2] === '--serve') {
+  await serveTarget(
+    process.argv[3] as Target,
+    JSON.parse(process.env.BENCH_MANIFEST ?? '{}') as DevnetManifest,
+  )
+} else {
+  await main()
+}
+
+async function main(): Promise<void> {
+  const devnet = await startDevnet({
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === NETWORK), payers: 1, relayers: 4 },
+    solana: false,
+  })
+  const manifest: DevnetManifest = { networks: devnet.networks, wallets: devnet.wallets }
+  const results: Record<string, { verify: VerifyStats; settle: Record<string, SettleStats> }> = {}
+  try {
+    for (const target of TARGETS) {
+      const child = await startChild(target, manifest)
+      try {
+        const verify = await benchVerify(child.url, manifest)
+        const settle: Record<string, SettleStats> = {}
+        for (const run of SETTLE_RUNS) {
+          settle[`c${run.concurrency}`] = await benchSettle(
+            child.url,
+            manifest,
+            run.concurrency,
+            run.payments,
+          )
+        }
+        results[target] = { verify, settle }
+        console.log(target, JSON.stringify(results[target]))
+      } finally {
+        await stopChild(child.process)
+      }
+    }
+  } finally {
+    await devnet.stop()
+  }
+  const report = summarize(results)
+  await writeFile(join(here, 'results', 'facilitator-http.json'), `${JSON.stringify(report, null, 2)}\n`)
+  console.table(report.table)
+  console.log('targets:', report.targets)
+}
+
+function summarize(results: Record<string, { verify: Stats; settle: Record<string, SettleStats> }>) {
+  const ours = results.ours
+  const reference = results.reference
+  const ratio = (a = 0, b = 0) => (b > 0 ? Math.round((a / b) * 100) / 100 : null)
+  const table = Object.entries(results).flatMap(([target, r]) => [
+    {
+      target,
+      op: 'verify',
+      perSecond: r.verify.perSecond,
+      p50Ms: r.verify.p50Ms,
+      p99Ms: r.verify.p99Ms,
+      failed: 0,
+    },
+    ...Object.entries(r.settle).map(([c, s]) => ({
+      target,
+      op: `settle ${c}`,
+      perSecond: s.perSecond,
+      p50Ms: s.p50Ms,
+      p99Ms: s.p99Ms,
+      failed: s.failed,
+    })),
+  ])
+  const verifyRatio = ratio(ours?.verify.perSecond, reference?.verify.perSecond)
+  const settle64Ratio = ratio(ours?.settle.c64?.perSecond, reference?.settle.c64?.perSecond)
+  const oursFailed = Object.values(ours?.settle ?? {}).reduce((n, s) => n + s.failed, 0)
+  return {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    setup: {
+      network: NETWORK,
+      chain: 'anvil (automine)',
+      scheme: 'eip3009 (exact, transferWithAuthorization)',
+      verify: {
+        seconds: VERIFY_SECONDS,
+        connections: VERIFY_CONNECTIONS,
+        payload: 'one valid payment, repeated',
+      },
+      settle: SETTLE_RUNS,
+      ours: 'createFacilitator + createFacilitatorApp, Postgres settlement store on PGlite; "ours" 4 relayer keys',
+      reference: '@x402/core x402Facilitator + @x402/evm ExactEvmScheme (one signer key), hono routes',
+    },
+    results,
+    table,
+    targets: {
+      verifyThroughputVsReference: { ratio: verifyRatio, goal: '>= 10', met: (verifyRatio ?? 0) >= 10 },
+      settleP50AtC1: {
+        oursMs: ours?.settle.c1?.p50Ms,
+        referenceMs: reference?.settle.c1?.p50Ms,
+        goal: 'no slower',
+        met: (ours?.settle.c1?.p50Ms ?? Infinity) <= (reference?.settle.c1?.p50Ms ?? 0),
+      },
+      settleThroughputAtC64: { ratio: settle64Ratio, goal: '>= 5', met: (settle64Ratio ?? 0) >= 5 },
+      oursFailedPayments: { count: oursFailed, goal: 0, met: oursFailed === 0 },
+    },
+  }
+}
+
+function createPayments(manifest: DevnetManifest, count: number) {
+  const network = manifest.networks[NETWORK]
+  const payer = manifest.wallets.find((w) => w.network === NETWORK && w.role === 'payer')
+  const usdc = network?.assets.USDC
+  if (!network || !payer || !usdc) {
+    throw new Error('devnet has no payer or USDC on Base Sepolia')
+  }
+  const assets = createAssetRegistry([{ ...usdc, network: NETWORK }])
+  const client = createEip3009Client({ account: privateKeyToAccount(payer.privateKey as Hex) })
+  const requirements: PaymentRequirements = createEip3009Server().createRequirements({
+    asset: assets.get(NETWORK, 'USDC'),
+    amount: 1000n,
+    payTo: privateKeyToAccount(generatePrivateKey()).address,
+  })
+  return Promise.all(
+    Array.from({ length: count }, async () =>
+      JSON.stringify({
+        x402Version: 2,
+        paymentRequirements: requirements,
+        paymentPayload: {
+          x402Version: 2,
+          resource: { url: 'http://bench.test/paid', description: '', mimeType: '' },
+          accepted: requirements,
+          payload: await client.createPayload(requirements),
+        },
+      }),
+    ),
+  )
+}
+
+type VerifyStats = Stats & { non2xx: number; errors: number; timeouts: number }
+
+async function benchVerify(url: string, manifest: DevnetManifest): Promise<VerifyStats> {
+  const [body = ''] = await createPayments(manifest, 1)
+  const probe = await fetch(`${url}/verify`, {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json' },
+  })
+  const answer = (await probe.json()) as { isValid?: boolean }
+  if (!answer.isValid) {
+    throw new Error(`verify probe failed: ${JSON.stringify(answer)}`)
+  }
+  const result = await autocannon({
+    url: `${url}/verify`,
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json' },
+    connections: VERIFY_CONNECTIONS,
+    duration: VERIFY_SECONDS,
+  })
+  return {
+    requests: result.requests.total,
+    seconds: VERIFY_SECONDS,
+    perSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  }
+}
+
+async function benchSettle(
+  url: string,
+  manifest: DevnetManifest,
+  concurrency: number,
+  count: number,
+): Promise<SettleStats> {
+  const bodies = await createPayments(manifest, count)
+  const latencies: number[] = []
+  const reasons: Record<string, number> = {}
+  let failed = 0
+  let next = 0
+  const started = performance.now()
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++] ?? ''
+      const t0 = performance.now()
+      try {
+        const response = await fetch(`${url}/settle`, {
+          method: 'POST',
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        })
+        const answer = (await response.json()) as { success?: boolean; errorReason?: string; error?: string }
+        if (!answer.success) {
+          failed += 1
+          const reason = (answer.errorReason ?? answer.error ?? `http ${response.status}`).slice(0, 80)
+          reasons[reason] = (reasons[reason] ?? 0) + 1
+        }
+      } catch (error) {
+        failed += 1
+        reasons.fetch_failed = (reasons.fetch_failed ?? 0) + 1
+        void error
+      }
+      latencies.push(performance.now() - t0)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) =>
+    Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10
+  return {
+    requests: count,
+    seconds: Math.round(seconds * 100) / 100,
+    perSecond: Math.round((count / seconds) * 10) / 10,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    failed,
+    reasons,
+  }
+}
+
+async function startChild(
+  target: Target,
+  manifest: DevnetManifest,
+): Promise<{ process: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', target],
+    {
+      env: { ...process.env, BENCH_MANIFEST: JSON.stringify(manifest) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${target} server exited with ${code}`)))
+    lines.on('line', (line) => {
+      if (line.startsWith('LISTENING ')) {
+        resolve(line.slice('LISTENING '.length))
+      }
+    })
+  })
+  return { process: child, url }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) {
+    return
+  }
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+}
+
+// ---- child process: one facilitator behind hono on a free port; prints "LISTENING <url>" ----
+
+async function serveTarget(target: Target, manifest: DevnetManifest): Promise<void> {
+  const network = manifest.networks[NETWORK] as DevnetNetwork
+  const relayerKeys = manifest.wallets
+    .filter((w) => w.network === NETWORK && w.role === 'relayer')
+    .map((w) => w.privateKey as Hex)
+  const app =
+    target === 'reference'
+      ? createReferenceApp(network, relayerKeys[0] as Hex)
+      : await createOurApp(target, network, relayerKeys)
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+    console.log(`LISTENING http://127.0.0.1:${info.port}`)
+  })
+  process.once('SIGTERM', () => server.close(() => process.exit(0)))
+}
+
+async function createOurApp(target: Target, network: DevnetNetwork, keys: Hex[]): Promise<Hono> {
+  const client = createPublicClient({ chain: toViemChain(network), transport: http(), pollingInterval: 50 })
+  const relayer = createRelayer({
+    network: NETWORK,
+    client,
+    accounts: (target === 'ours' ? keys : keys.slice(0, 1)).map((key) => privateKeyToAccount(key)),
+    pollingIntervalMs: 50,
+  })
+  const assets = createAssetRegistry(Object.values(network.assets).map((a) => ({ ...a, network: NETWORK })))
+  const db = await openSettlementDatabase()
+  const facilitator = createFacilitator({
+    schemes: [createEip3009Facilitator({ networks: { [NETWORK]: { client, relayer } }, assets })],
+    store: await createPostgresSettlementStore({ db }),
+  })
+  return createFacilitatorApp(facilitator)
+}
+
+// The reference facilitator served as its example server does: parse the body, call
+// verify/settle, 400 on missing fields, 500 on exceptions.
+function createReferenceApp(network: DevnetNetwork, key: Hex): Hono {
+  const account = privateKeyToAccount(key)
+  const wallet = createWalletClient({
+    account,
+    chain: toViemChain(network),
+    transport: http(),
+    pollingInterval: 50,
+  }).extend(publicActions)
+  // The reference signer is typed loosely (abi: unknown[]); viem's typed methods take the same objects.
+  type Loose<F extends (args: never) => unknown> = Parameters<F>[0]
+  const signer = toFacilitatorEvmSigner({
+    address: account.address,
+    readContract: (args) => wallet.readContract(args as Loose<typeof wallet.readContract>),
+    verifyTypedData: (args) => wallet.verifyTypedData(args as Loose<typeof wallet.verifyTypedData>),
+    writeContract: (args) => wallet.writeContract(args as Loose<typeof wallet.writeContract>),
+    sendTransaction: (args) => wallet.sendTransaction(args),
+    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+    getCode: (args) => wallet.getCode(args),
+  })
+  const facilitator = new x402Facilitator().register(NETWORK, new ReferenceEvmFacilitator(signer))
+  const app = new Hono()
+  const handle =
+    (run: (p: X402Payload, r: X402Requirements) => Promise<unknown>) => async (c: import('hono').Context) => {
+      const body = (await c.req.json()) as {
+        paymentPayload?: X402Payload
+        paymentRequirements?: X402Requirements
+      }
+      if (!body.paymentPayload || !body.paymentRequirements) {
+        return c.json({ error: 'Missing paymentPayload or paymentRequirements' }, 400)
+      }
+      try {
+        return c.json(await run(body.paymentPayload, body.paymentRequirements))
+      } catch (error) {
+        return c.json({ error: error instanceof Error ? error.message : String(error) }, 500)
+      }
+    }
+  app.post(
+    '/verify',
+    handle((p, r) => facilitator.verify(p, r)),
+  )
+  app.post(
+    '/settle',
+    handle((p, r) => facilitator.settle(p, r)),
+  )
+  app.get('/supported', (c) => c.json(facilitator.getSupported()))
+  return app
+}
