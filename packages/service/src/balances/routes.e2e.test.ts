@@ -1,4 +1,7 @@
 import { beforeAll, expect, test } from 'vitest'
+import { custodyAccount, merchantAccount } from '../ledger/chart-of-accounts.js'
+import { createPendingTransfer } from '../ledger/post-transaction.js'
+import { postPendingTransaction } from '../ledger/resolve-pending.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 
@@ -122,6 +125,81 @@ describeEachDatabase('balance routes', (getDb) => {
       expect(await other.json()).toMatchObject({ success: false, data: null, error: { code: 'not_found' } })
     }
     expect((await h.request('/api/v1/balance/transactions/btx_unknown')).status).toBe(404)
+  })
+
+  test('GET /balance/transactions/{id}: exact before/after of the newest funding', async () => {
+    const { data } = (await (await h.request(`/api/v1/balance/transactions/${firstId}`)).json()) as {
+      data: Record<string, unknown>
+    }
+    expect(data).toMatchObject({
+      source: 'sandbox_funding',
+      currency: 'NGN',
+      amount: '1500.00',
+      balanceBefore: { available: '0.00', pending: '0.00', total: '0.00' },
+      balanceAfter: { available: '1500.00', pending: '0.00', total: '1500.00' },
+    })
+    expect(Date.parse(String(data.createdAt))).not.toBeNaN()
+  })
+
+  test('GET /balance and /balance/transactions: a pending deposit shows as pending, filterable by txHash', async () => {
+    const deposit = await createPendingTransfer(h.deps, {
+      environment: 'test',
+      idempotencyKey: 'route-deposit',
+      legs: [
+        {
+          debit: custodyAccount('base', 'USDT'),
+          credit: merchantAccount(h.a.id),
+          amount: 2_000_000n,
+          currency: 'USDT',
+        },
+      ],
+      source: 'deposit',
+      txHash: '0xfeed',
+    })
+    const usdt = async () =>
+      ((await (await h.request('/api/v1/balance')).json()) as { data: Record<string, string>[] }).data.find(
+        (b) => b.currency === 'USDT',
+      )
+    expect(await usdt()).toEqual({
+      currency: 'USDT',
+      available: '120.500000',
+      pending: '2.000000',
+      total: '122.500000',
+    })
+    const byHash = (await (await h.request('/api/v1/balance/transactions?txHash=0xfeed')).json()) as {
+      data: Record<string, unknown>[]
+    }
+    expect(byHash.data).toEqual([
+      expect.objectContaining({
+        source: 'deposit',
+        status: 'pending',
+        direction: 'credit',
+        amount: '2.000000',
+        txHash: '0xfeed',
+        balanceBefore: { available: '120.500000', pending: '0.000000', total: '120.500000' },
+        balanceAfter: { available: '120.500000', pending: '2.000000', total: '122.500000' },
+      }),
+    ])
+    const bySource = (await (
+      await h.request('/api/v1/balance/transactions?source=deposit&status=pending')
+    ).json()) as Listed
+    expect(bySource.data).toHaveLength(1)
+    await postPendingTransaction(h.deps, { environment: 'test', transactionId: deposit.id })
+    expect(await usdt()).toEqual({
+      currency: 'USDT',
+      available: '122.500000',
+      pending: '0.000000',
+      total: '122.500000',
+    })
+    const completed = (await (await h.request('/api/v1/balance/transactions?txHash=0xfeed')).json()) as Listed
+    expect(completed.data.map((t) => (t as { status?: string }).status)).toEqual(['completed'])
+    // Merchant B and A's live environment see nothing of it.
+    for (const key of [h.b.testKey, h.a.liveKey]) {
+      const other = (await (
+        await h.request('/api/v1/balance/transactions?txHash=0xfeed', { key })
+      ).json()) as Listed
+      expect(other.data).toEqual([])
+    }
   })
 
   test('auth: every balance route is a 401 without a key', async () => {

@@ -24,6 +24,11 @@ describeEachDatabase('POST /sandbox/fund', (getDb) => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as { success: boolean; data: Balance }
     expect(body).toMatchObject({ success: true, data: { currency: 'USDC', available: '12.500000' } })
+    // Only the caller is credited: merchant B and A's live environment are untouched.
+    for (const key of [h.b.testKey, h.a.liveKey]) {
+      const other = (await (await h.request('/api/v1/balance', { key })).json()) as { data: Balance[] }
+      expect(other.data).toEqual([])
+    }
   })
 
   test('behavior: 404 for live keys, 401 without a key', async () => {
