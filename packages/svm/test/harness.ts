@@ -19,6 +19,7 @@ import { type Devnet, startDevnet } from '@tollgate/devnet'
 import {
   createSolanaClient,
   createSolanaFacilitator,
+  createSolanaRpcClient,
   createSolanaServer,
   type SolanaFacilitator,
   type SolanaFacilitatorOptions,
@@ -77,7 +78,8 @@ export async function startSvmHarness(): Promise<SvmHarness> {
   const registry = createAssetRegistry(Object.values(assets))
   const createFacilitator = (overrides: Partial<SolanaFacilitatorOptions> = {}) =>
     createSolanaFacilitator({
-      networks: { [SOLANA_DEVNET]: { rpc, feePayers } },
+      // Our batching RPC client on the facilitator side; the payers use kit's stock one.
+      networks: { [SOLANA_DEVNET]: { rpc: createSolanaRpcClient(rpcUrl), feePayers } },
       assets: registry,
       confirmPollIntervalMs: 50,
       ...overrides,

@@ -1,0 +1,81 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { address, isSolanaError, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS } from '@solana/kit'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createSolanaRpcClient } from '../src/index.js'
+
+type Call = { jsonrpc: string; id: unknown; method: string; params: unknown[] }
+
+// A JSON-RPC server that logs each HTTP body: getSlot answers 7, getBalance a u64 above 2^53
+// (as the real RPC writes it, a bare number), anything else is -32602.
+let server: Server
+let url: string
+const bodies: unknown[] = []
+const answer = (call: Call) => {
+  if (call.method === 'getSlot') {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":7}`
+  }
+  if (call.method === 'getBalance') {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":{"context":{"slot":7},"value":9007199254740993}}`
+  }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"error":{"code":-32602,"message":"Invalid params: nope"}}`
+}
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (c: Buffer) => chunks.push(c))
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Call | Call[]
+      bodies.push(body)
+      const text = Array.isArray(body) ? `[${[...body].reverse().map(answer).join(',')}]` : answer(body)
+      response.writeHead(200, { 'content-type': 'application/json' }).end(text)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+describe('createSolanaRpcClient', () => {
+  test('default: concurrent calls go out as one batch and each gets its own answer', async () => {
+    const rpc = createSolanaRpcClient(url)
+    bodies.length = 0
+    const wallet = address('3d9ieH6kLtkXVaeMvW5G6q21EfLLPfno1U3McGSkwpBm')
+    const [slot, balance, refused] = await Promise.all([
+      rpc.getSlot().send(),
+      rpc.getBalance(wallet).send(),
+      rpc
+        .getEpochInfo()
+        .send()
+        .catch((e: unknown) => e),
+    ])
+    expect(slot).toBe(7n)
+    // 2^53 + 1 survives: long integers are parsed as bigint.
+    expect(balance.value).toBe(9007199254740993n)
+    expect(isSolanaError(refused, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)).toBe(true)
+    expect(bodies).toHaveLength(1)
+    expect((bodies[0] as Call[]).map((c) => c.method)).toEqual(['getSlot', 'getBalance', 'getEpochInfo'])
+  })
+
+  test('behavior: a lone call is a plain request; maxBatchRequests splits batches', async () => {
+    bodies.length = 0
+    expect(await createSolanaRpcClient(url).getSlot().send()).toBe(7n)
+    expect(Array.isArray(bodies[0])).toBe(false)
+
+    bodies.length = 0
+    const rpc = createSolanaRpcClient(url, { maxBatchRequests: 2 })
+    await Promise.all(Array.from({ length: 5 }, () => rpc.getSlot().send()))
+    expect(bodies.map((b) => (Array.isArray(b) ? b.length : 1))).toEqual([2, 2, 1])
+  })
+
+  test('behavior: an HTTP error rejects every call of the batch', async () => {
+    const rpc = createSolanaRpcClient(`${url.replace(/:\d+$/, ':1')}`)
+    const results = await Promise.allSettled([rpc.getSlot().send(), rpc.getSlot().send()])
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+  })
+})
