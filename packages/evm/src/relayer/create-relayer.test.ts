@@ -37,7 +37,7 @@ function createFakeNode(options: { baseFee?: bigint; counts?: Record<string, num
   const pool: SentTx[] = []
   const blocks: TransactionReceipt[][] = [[]]
   const failures: Array<(tx: SentTx) => Error | undefined> = []
-  const stats = { countReads: 0 }
+  const stats = { countReads: 0, blockReceiptReads: 0 }
   const client: RelayerClient = {
     getTransactionCount: (async ({ address }: { address: Address }) => {
       stats.countReads++
@@ -76,8 +76,10 @@ function createFakeNode(options: { baseFee?: bigint; counts?: Record<string, num
     estimateMaxPriorityFeePerGas: (async () => 1_000_000n) as RelayerClient['estimateMaxPriorityFeePerGas'],
     estimateGas: (async () => 50_000n) as RelayerClient['estimateGas'],
     getBlockNumber: (async () => BigInt(blocks.length - 1)) as RelayerClient['getBlockNumber'],
-    getBlockReceipts: (async ({ blockNumber }: { blockNumber: bigint }) =>
-      blocks[Number(blockNumber)] ?? []) as unknown as RelayerClient['getBlockReceipts'],
+    getBlockReceipts: (async ({ blockNumber }: { blockNumber: bigint }) => {
+      stats.blockReceiptReads++
+      return blocks[Number(blockNumber)] ?? []
+    }) as unknown as RelayerClient['getBlockReceipts'],
     getTransactionReceipt: (async ({ hash }: { hash: Hash }) => {
       const receipt = blocks.flat().find((r) => r.transactionHash === hash)
       if (!receipt) {
@@ -238,6 +240,26 @@ describe('createRelayer', () => {
     expect(broadcasts).toEqual([sent.hash, replacement?.hash])
     node.mine()
     expect((await wait).transactionHash).toBe(replacement?.hash)
+    relayer.close()
+  })
+
+  test('behavior: after an idle stretch the watcher does not scan every block it missed', async () => {
+    const node = createFakeNode()
+    const relayer = createRelayer({ network: NETWORK, client: node.client, accounts, pollingIntervalMs: 5 })
+    const first = await relayer.send(request)
+    node.mine()
+    await relayer.waitForReceipt(first.hash, { timeoutMs: 5_000 })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    for (let i = 0; i < 500; i++) {
+      node.mine()
+    }
+    const reads = node.stats.blockReceiptReads
+    const second = await relayer.send(request)
+    node.mine()
+    expect((await relayer.waitForReceipt(second.hash, { timeoutMs: 5_000 })).transactionHash).toBe(
+      second.hash,
+    )
+    expect(node.stats.blockReceiptReads - reads).toBeLessThan(10)
     relayer.close()
   })
 })

@@ -151,7 +151,15 @@ export function createRelayer(options: RelayerOptions): Relayer {
       }
       entry.sentAt = now()
       const atCap = fees.isAtCap(entry.fees)
-      const price = atCap ? entry.fees : fees.bump(entry.fees, bumpPercent)
+      // At least +bumpPercent over the stuck one (nodes demand +10%), and at least today's fees.
+      const current = await fees.getFees().catch(() => entry.fees)
+      const bumped = fees.bump(entry.fees, bumpPercent)
+      const price = atCap
+        ? entry.fees
+        : {
+            maxFeePerGas: max(bumped.maxFeePerGas, current.maxFeePerGas),
+            maxPriorityFeePerGas: max(bumped.maxPriorityFeePerGas, current.maxPriorityFeePerGas),
+          }
       const raw = atCap ? entry.raw : await sign(entry.key, entry.nonce, entry.request, price)
       const hash = keccak256(raw)
       try {
@@ -275,6 +283,10 @@ async function estimateGas(
   })
   // 20% headroom: state can change between estimate and inclusion.
   return (estimate * 120n) / 100n
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b
 }
 
 function describe(error: unknown): string {

@@ -7,6 +7,8 @@ export type ReceiptClient = Pick<
   'getBlockNumber' | 'getBlockReceipts' | 'getTransactionReceipt'
 >
 
+const MAX_BLOCKS_PER_TICK = 32n
+
 type Waiter = {
   hashes: Set<Hash>
   resolve: (receipt: TransactionReceipt) => void
@@ -127,10 +129,15 @@ export class ReceiptWatcher {
   }
 
   async #tick(): Promise<void> {
-    const fresh = [...this.#allWaiters()].filter((w) => w.fresh)
+    let fresh = [...this.#allWaiters()].filter((w) => w.fresh)
     try {
       const head = await this.#client.getBlockNumber({ cacheTime: 0 })
-      const from = this.#lastBlock === undefined ? head : this.#lastBlock + 1n
+      let from = this.#lastBlock === undefined ? head : this.#lastBlock + 1n
+      if (head - from > MAX_BLOCKS_PER_TICK) {
+        // Far behind (the loop was idle or the node stalled): look every waiter up directly instead.
+        fresh = [...this.#allWaiters()]
+        from = head
+      }
       for (let block = from; block <= head && this.#waiters.size > 0; block++) {
         await this.#scanBlock(block)
       }
@@ -143,6 +150,10 @@ export class ReceiptWatcher {
       // A failed poll is retried on the next tick; each waiter is bounded by its own timeout.
     } finally {
       this.#timer = undefined
+      if (this.#waiters.size === 0) {
+        // Idle: the next waiter starts from the head again (its direct lookup covers older blocks).
+        this.#lastBlock = undefined
+      }
       this.#schedule(this.#intervalMs)
     }
   }
