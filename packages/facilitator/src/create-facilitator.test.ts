@@ -198,6 +198,40 @@ describe('createFacilitator', () => {
     expect(await retried.settle(buildFakeRequest())).toMatchObject({ success: true })
   })
 
+  test('behavior: reconcile re-awaits several pending settlements side by side', async () => {
+    let phase: 'send' | 'reconcile' = 'send'
+    let waiting = 0
+    let openGate = () => {}
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve
+    })
+    // During reconciliation every re-await blocks until all four run at once: a one-at-a-time
+    // reconciler would never finish.
+    const scheme = createFakeScheme({
+      confirm: async () => {
+        if (phase === 'send') {
+          return 'timeout'
+        }
+        waiting += 1
+        if (waiting === 4) {
+          openGate()
+        }
+        await gate
+        return 'confirmed'
+      },
+    })
+    const facilitator = createFacilitator({ schemes: [scheme] })
+    for (const nonce of ['0x1', '0x2', '0x3', '0x4']) {
+      expect(await facilitator.settle(buildFakeRequest({ payload: { nonce } }))).toMatchObject({
+        errorReason: 'settlement_pending',
+      })
+    }
+    phase = 'reconcile'
+    expect(await facilitator.reconcilePending({ concurrency: 4 })).toMatchObject({ checked: 4, settled: 4 })
+    expect(scheme.broadcasts).toHaveLength(4)
+    expect(scheme.reawaits).toHaveLength(4)
+  })
+
   test('behavior: reconcile releases claims whose process died before broadcasting', async () => {
     const store = createMemorySettlementStore()
     const scheme = createFakeScheme()

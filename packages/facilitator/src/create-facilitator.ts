@@ -58,7 +58,7 @@ export interface Facilitator extends FacilitatorClient {
    * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died)
    * without ever broadcasting them again. Run it at start and on an interval.
    */
-  reconcilePending(options?: { limit?: number }): Promise<ReconcileSummary>
+  reconcilePending(options?: { limit?: number; concurrency?: number }): Promise<ReconcileSummary>
   getHealth(): Promise<FacilitatorHealth>
   /** Stops lease heartbeats; claims still held expire and another process takes them over. */
   close(): void
@@ -155,7 +155,10 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     settle,
     getSupported: async (): Promise<SupportedResponse> => getSupported(schemes),
     reconcilePending: (options = {}) =>
-      reconcileSettlements({ store, schemes, coordinator, logger, now }, { limit: options.limit ?? 100 }),
+      reconcileSettlements(
+        { store, schemes, coordinator, logger, now },
+        { limit: options.limit ?? 100, concurrency: options.concurrency ?? 8 },
+      ),
     async getHealth(): Promise<FacilitatorHealth> {
       const [settlements, balances] = await Promise.all([
         store.countByState().catch((cause: unknown) => {

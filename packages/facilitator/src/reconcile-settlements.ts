@@ -32,7 +32,7 @@ type ReconcileDeps = {
  */
 export async function reconcileSettlements(
   deps: ReconcileDeps,
-  options: { limit: number },
+  options: { limit: number; concurrency: number },
 ): Promise<ReconcileSummary> {
   const summary: ReconcileSummary = {
     checked: 0,
@@ -43,37 +43,44 @@ export async function reconcileSettlements(
     skipped: 0,
   }
   const rows = await deps.store.listReconcilable(deps.now(), options.limit)
-  for (const row of rows) {
-    summary.checked += 1
-    const scheme = deps.schemes.find(
-      (s) => s.name === row.scheme && (s.networks as readonly string[]).includes(row.network),
-    )
-    if (!scheme) {
-      deps.logger.warn({ key: row.key, scheme: row.scheme, network: row.network }, 'no scheme to reconcile')
-      summary.skipped += 1
-      continue
+  // Re-awaits wait up to a scheme's confirmation timeout each; a few run side by side.
+  let next = 0
+  const worker = async () => {
+    for (let row = rows[next++]; row; row = rows[next++]) {
+      summary.checked += 1
+      summary[await reconcileRow(deps, row)] += 1
     }
-    if (row.state === 'claimed' && !row.transaction) {
-      summary.abandoned += (await releaseAbandoned(deps, row)) ? 1 : 0
-      continue
-    }
-    const result = await deps.coordinator.settle({
-      scheme,
-      key: row.key,
-      fingerprint: row.fingerprint,
-      payment: row.paymentPayload,
-      requirements: row.paymentRequirements,
-    })
-    if (result.success) {
-      summary.settled += 1
-    } else if (result.errorReason === REASONS.settlementPending) {
-      summary.pending += 1
-    } else {
-      summary.failed += 1
-    }
-    deps.logger.info({ key: row.key, success: result.success, reason: result.errorReason }, 'reconciled')
   }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, rows.length) }, worker))
   return summary
+}
+
+async function reconcileRow(
+  deps: ReconcileDeps,
+  row: SettlementRecord,
+): Promise<Exclude<keyof ReconcileSummary, 'checked'>> {
+  const scheme = deps.schemes.find(
+    (s) => s.name === row.scheme && (s.networks as readonly string[]).includes(row.network),
+  )
+  if (!scheme) {
+    deps.logger.warn({ key: row.key, scheme: row.scheme, network: row.network }, 'no scheme to reconcile')
+    return 'skipped'
+  }
+  if (row.state === 'claimed' && !row.transaction) {
+    return (await releaseAbandoned(deps, row)) ? 'abandoned' : 'skipped'
+  }
+  const result = await deps.coordinator.settle({
+    scheme,
+    key: row.key,
+    fingerprint: row.fingerprint,
+    payment: row.paymentPayload,
+    requirements: row.paymentRequirements,
+  })
+  deps.logger.info({ key: row.key, success: result.success, reason: result.errorReason }, 'reconciled')
+  if (result.success) {
+    return 'settled'
+  }
+  return result.errorReason === REASONS.settlementPending ? 'pending' : 'failed'
 }
 
 async function releaseAbandoned(deps: ReconcileDeps, row: SettlementRecord): Promise<boolean> {
