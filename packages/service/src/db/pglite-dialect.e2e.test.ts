@@ -1,0 +1,84 @@
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Database } from './database.js'
+import { type OpenedDatabase, openDatabase } from './open-database.js'
+import { createPgliteDialect } from './pglite-dialect.js'
+
+describe('createPgliteDialect', () => {
+  let opened: OpenedDatabase
+  let db: Kysely<Database>
+  const rows = async () =>
+    (await sql<{ v: string }>`select v from scratch order by v`.execute(db)).rows.map((r) => r.v)
+  beforeAll(async () => {
+    opened = await openDatabase({})
+    db = opened.db
+    await sql`create table scratch (v text primary key)`.execute(db)
+  })
+  afterAll(async () => {
+    await opened.close()
+  })
+
+  test('default: concurrent transactions run one after the other; a rollback never takes the other with it', async () => {
+    const events: string[] = []
+    const failing = db.transaction().execute(async (trx) => {
+      events.push('t1 begin')
+      await sql`insert into scratch values ('t1')`.execute(trx)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      events.push('t1 fail')
+      throw new Error('t1 rolls back')
+    })
+    const succeeding = db.transaction().execute(async (trx) => {
+      events.push('t2 begin')
+      await sql`insert into scratch values ('t2')`.execute(trx)
+      events.push('t2 commit')
+    })
+    const plain = db
+      .insertInto('idempotency_keys')
+      .values([])
+      .execute()
+      .catch(() => 'no rows')
+    await expect(failing).rejects.toThrow('t1 rolls back')
+    await succeeding
+    await plain
+    expect(events).toEqual(['t1 begin', 't1 fail', 't2 begin', 't2 commit'])
+    expect(await rows()).toEqual(['t2'])
+  })
+
+  test('behavior: savepoints roll back part of a transaction', async () => {
+    const trx = await db.startTransaction().execute()
+    await sql`insert into scratch values ('sp-kept')`.execute(trx)
+    const inner = await trx.savepoint('inner').execute()
+    await sql`insert into scratch values ('sp-dropped')`.execute(inner)
+    const back = await inner.rollbackToSavepoint('inner').execute()
+    await back.commit().execute()
+    expect(await rows()).toEqual(['sp-kept', 't2'])
+  })
+
+  test('behavior: NUMERIC and BIGINT come back as strings, as with pg', async () => {
+    const result = await sql<{ n: string; b: string; c: string }>`
+      select 123456789012345678901234567890::numeric(78,0) as n, 9007199254740993::bigint as b, count(*) as c
+      from scratch`.execute(db)
+    expect(result.rows[0]).toEqual({ n: '123456789012345678901234567890', b: '9007199254740993', c: '2' })
+  })
+
+  test('behavior: close waits for the transaction holding the connection', async () => {
+    const other = new Kysely<Database>({ dialect: createPgliteDialect(new PGlite()) })
+    const events: string[] = []
+    let began: () => void = () => {}
+    const holding = new Promise<void>((resolve) => {
+      began = resolve
+    })
+    const running = other.transaction().execute(async (trx) => {
+      began()
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      await sql`select 1`.execute(trx)
+      events.push('transaction done')
+    })
+    await holding
+    await other.destroy()
+    events.push('closed')
+    await running
+    expect(events).toEqual(['transaction done', 'closed'])
+  })
+})
