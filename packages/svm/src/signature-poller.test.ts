@@ -78,4 +78,13 @@ describe('SignaturePoller', () => {
     // Without a blockhash there is no expiry check: only the deadline ends the wait.
     expect(await expired.wait(sig(2), { timeoutMs: 30 })).toEqual({ status: 'timeout' })
   })
+
+  test('behavior: a hung RPC call does not hold the wait past its deadline', async () => {
+    const hung = {
+      getSignatureStatuses: () => ({ send: () => new Promise(() => {}) }),
+      isBlockhashValid: () => ({ send: () => new Promise(() => {}) }),
+    } as unknown as Rpc<GetSignatureStatusesApi & IsBlockhashValidApi>
+    const poller = new SignaturePoller(hung, { intervalMs: 5, now: Date.now })
+    expect(await poller.wait(sig(1), { blockhash, timeoutMs: 20 })).toEqual({ status: 'timeout' })
+  })
 })

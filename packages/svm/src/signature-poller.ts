@@ -12,6 +12,7 @@ type Waiter = {
   signature: Signature
   blockhash: Blockhash | undefined
   deadline: number
+  backstop: ReturnType<typeof setTimeout>
   resolve(outcome: SignatureOutcome): void
 }
 
@@ -47,12 +48,18 @@ export class SignaturePoller {
     options: { blockhash?: Blockhash | undefined; timeoutMs: number },
   ): Promise<SignatureOutcome> {
     return new Promise((resolve) => {
-      this.#waiters.add({
+      const waiter: Waiter = {
         signature,
         blockhash: options.blockhash,
         deadline: this.#now() + options.timeoutMs,
+        // Ends the wait even if an RPC call of the loop hangs past the deadline.
+        backstop: setTimeout(
+          () => this.#settle(waiter, { status: 'timeout' }),
+          options.timeoutMs + this.#intervalMs,
+        ),
         resolve,
-      })
+      }
+      this.#waiters.add(waiter)
       if (!this.#running) {
         this.#running = true
         // Let the other settles of this tick join the first batch.
@@ -65,7 +72,7 @@ export class SignaturePoller {
     while (this.#waiters.size > 0) {
       const waiters = [...this.#waiters]
       for (let i = 0; i < waiters.length; i += MAX_BATCH) {
-        await this.#poll(waiters.slice(i, i + MAX_BATCH))
+        await this.#poll(waiters.slice(i, i + MAX_BATCH)).catch(() => undefined)
       }
       const now = this.#now()
       for (const waiter of this.#waiters) {
@@ -132,6 +139,7 @@ export class SignaturePoller {
 
   #settle(waiter: Waiter, outcome: SignatureOutcome): void {
     if (this.#waiters.delete(waiter)) {
+      clearTimeout(waiter.backstop)
       waiter.resolve(outcome)
     }
   }
