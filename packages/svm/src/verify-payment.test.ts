@@ -11,7 +11,7 @@ import { getTransferSolInstruction } from '@solana-program/system'
 import { getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token'
 import { createAssetRegistry, REASONS, SOLANA_DEVNET } from '@tollgate/core'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { MEMO_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './constants.js'
+import { LIGHTHOUSE_PROGRAM, MEMO_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './constants.js'
 import { createSolanaFacilitator, type SolanaFacilitator, type SolanaFacilitatorRpc } from './facilitator.js'
 import { getAssociatedTokenAddress } from './get-associated-token-address.js'
 import {
@@ -306,6 +306,11 @@ describe('verify (solana): transaction checks', () => {
     expect(await verify(await buildPaymentTransaction(fixture, [limit, price, transfer]))).toMatchObject({
       isValid: true,
     })
+    // Wallet-injected Lighthouse assertions are allowed after the transfer.
+    const lighthouse = { programAddress: LIGHTHOUSE_PROGRAM, data: new Uint8Array([1, 2, 3]) }
+    expect(
+      await verify(await buildPaymentTransaction(fixture, [limit, price, transfer, memo, lighthouse])),
+    ).toMatchObject({ isValid: true })
   })
 })
 
