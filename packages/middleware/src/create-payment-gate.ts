@@ -16,6 +16,7 @@ import {
 } from '@tollgate/core'
 import { createRequirementsBuilder } from './build-requirements.js'
 import { compileRoutes, findRoute } from './compile-routes.js'
+import { createDefaultSchemes } from './create-default-schemes.js'
 import { matchPayment } from './match-payment.js'
 import { renderPaywallHtml } from './paywall-html.js'
 import {
@@ -58,7 +59,7 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
   const assets = options.assets ?? createAssetRegistry()
   const facilitator = toFacilitatorClient(options.facilitator)
   const routes = compileRoutes(options.routes, {
-    schemes: options.schemes,
+    schemes: options.schemes ?? createDefaultSchemes(),
     assets,
     ...(options.payTo !== undefined ? { payTo: options.payTo } : {}),
     flow: options.flow ?? 'authorization',

@@ -150,6 +150,47 @@ describe('paymentRequired', () => {
     expect(readPaymentRequired(response).accepts[0]?.amount).toBe('1000000000000000000')
   })
 
+  test('behavior: defaults to Tollgate’s scheme servers', async () => {
+    const facilitator = createFakeFacilitator()
+    const app = new Hono()
+    app.use(
+      paymentRequired({
+        facilitator,
+        payTo: { evm: MERCHANT_EVM, svm: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG' },
+        routes: {
+          price: '$0.01',
+          accepts: [
+            routesEip3009,
+            { scheme: 'permit2', network: 'eip155:97', asset: 'USDT' },
+            { scheme: 'solana', network: SOLANA_DEVNET },
+          ],
+        },
+      }),
+    )
+    facilitator.supported = {
+      kinds: [
+        {
+          x402Version: 2,
+          scheme: 'exact',
+          network: SOLANA_DEVNET,
+          extra: { feePayer: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG' },
+        },
+      ],
+      extensions: [],
+      signers: {},
+    }
+    const offer = readPaymentRequired(await app.request('/x'))
+    expect(offer.accepts.map((r) => [r.network, r.amount, r.extra])).toEqual([
+      ['eip155:84532', '10000', expect.objectContaining({ name: 'USDC', version: '2' })],
+      ['eip155:97', '10000000000000000', expect.objectContaining({ assetTransferMethod: 'permit2' })],
+      [
+        SOLANA_DEVNET,
+        '10000',
+        expect.objectContaining({ feePayer: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG' }),
+      ],
+    ])
+  })
+
   test('behavior: unprotected routes pass through without calling the facilitator', async () => {
     const { app, facilitator } = createApp()
     const response = await app.request('/free')

@@ -76,8 +76,11 @@ export type PaywallOptions = {
 export type PaymentMiddlewareOptions = {
   facilitator: FacilitatorOption
   routes: RoutesConfig
-  /** Scheme servers that build requirements (`createEip3009Server()`, `createSolanaServer()`, ...). */
-  schemes: readonly SchemeServer[]
+  /**
+   * Scheme servers that build requirements; default Tollgate's three (`createEip3009Server()`,
+   * `createPermit2Server()`, `createSolanaServer()`).
+   */
+  schemes?: readonly SchemeServer[]
   /** Assets prices are quoted in (default: `createAssetRegistry()`). */
   assets?: AssetRegistry
   /** Default payee for routes and options without one. */
