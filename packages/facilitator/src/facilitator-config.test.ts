@@ -61,6 +61,7 @@ describe('parseFacilitatorConfig', () => {
       host: '0.0.0.0',
       authToken: 'tok',
       dataDir: '.tollgate/facilitator',
+      databaseSchema: 'public',
       reconcileIntervalMs: 15_000,
       logLevel: 'info',
       evm: {},

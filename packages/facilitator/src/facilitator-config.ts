@@ -75,6 +75,11 @@ export const FacilitatorConfigFile = z.strictObject({
   host: z.string().min(1).default('0.0.0.0'),
   authTokenEnv: EnvName.optional().describe('env var with the bearer token callers must send'),
   databaseUrlEnv: EnvName.optional().describe('env var with a PostgreSQL URL; else PGlite in dataDir'),
+  databaseSchema: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('public')
+    .describe('schema of the settlement table'),
   dataDir: z.string().min(1).default('.tollgate/facilitator'),
   reconcileIntervalMs: z.number().int().positive().default(15_000),
   leaseMs: z.number().int().positive().optional(),

@@ -34,7 +34,7 @@ export async function startFacilitatorServer(
   })
   const configured = await createSchemesFromConfig(config)
   try {
-    const store = await createPostgresSettlementStore({ db })
+    const store = await createPostgresSettlementStore({ db, schema: config.databaseSchema })
     const facilitator = createFacilitator({
       schemes: configured.schemes,
       store,

@@ -12,8 +12,9 @@ import { type FacilitatorServer, startFacilitatorServer } from '../src/start-fac
 export function createDevnetConfig(
   devnet: DevnetManifest,
   overrides: Record<string, unknown> = {},
+  extraEnv: Record<string, string> = {},
 ): FacilitatorConfig {
-  const env: Record<string, string> = { FACILITATOR_TOKEN: 'devnet-token' }
+  const env: Record<string, string> = { FACILITATOR_TOKEN: 'devnet-token', ...extraEnv }
   const networks: Record<string, unknown> = {}
   for (const [id, network] of Object.entries(devnet.networks)) {
     const relayers = devnet.wallets.filter((w) => w.network === id && w.role === 'relayer')
@@ -43,13 +44,17 @@ export function createDevnetConfig(
   )
 }
 
-/** Starts the standalone facilitator server for `devnet` on a fresh PGlite data directory. */
+/**
+ * Starts the standalone facilitator server for `devnet` on a fresh PGlite data directory (or on
+ * the database `overrides.databaseUrlEnv` names, through `env`).
+ */
 export async function startDevnetFacilitator(
   devnet: DevnetManifest,
   overrides: Record<string, unknown> = {},
+  env: Record<string, string> = {},
 ): Promise<FacilitatorServer & { token: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-facilitator-e2e-'))
-  const server = await startFacilitatorServer(createDevnetConfig(devnet, { dataDir, ...overrides }))
+  const server = await startFacilitatorServer(createDevnetConfig(devnet, { dataDir, ...overrides }, env))
   return {
     ...server,
     token: 'devnet-token',

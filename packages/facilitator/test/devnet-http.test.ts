@@ -29,9 +29,11 @@ import {
   createPermit2Server,
 } from '@tollgate/evm'
 import { createSolanaClient, createSolanaServer } from '@tollgate/svm'
+import { sql } from 'kysely'
 import { type Address, createPublicClient, erc20Abi, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { openSettlementDatabase } from '../src/open-settlement-database.js'
 import { startDevnetFacilitator } from './devnet-facilitator.js'
 
 const BASE = 'eip155:84532'
@@ -227,4 +229,38 @@ describe('our facilitator over HTTP on the devnet', () => {
     expect(answer.isValid).toBe(false)
     expect(answer.invalidReason).toMatch(/^invalid_exact_evm_|^invalid_payment_requirements/)
   })
+
+  test.skipIf(!process.env.TEST_DATABASE_URL)(
+    'behavior: two facilitator processes on one PostgreSQL settle a payment once (needs TEST_DATABASE_URL)',
+    async () => {
+      const schema = `facilitator_e2e_${Date.now().toString(36)}`
+      const env = { TEST_DB: process.env.TEST_DATABASE_URL ?? '' }
+      const overrides = { databaseUrlEnv: 'TEST_DB', databaseSchema: schema }
+      const a = await startDevnetFacilitator(devnet, overrides, env)
+      const b = await startDevnetFacilitator(devnet, overrides, env)
+      try {
+        const payTo = randomAddress()
+        const client = createEip3009Client({ account: privateKeyToAccount(payerKey(BASE) as Hex) })
+        const request = await createPayment(createEip3009Server(), client, BASE, 'USDC', 555n, payTo)
+        const settle = (url: string) =>
+          fetch(`${url}/settle`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${facilitator.token}` },
+            body: JSON.stringify(request),
+          }).then((r) => r.json() as Promise<SettleResponse>)
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => settle(i % 2 ? a.url : b.url)))
+        expect(new Set(results.map((r) => `${r.success}:${r.transaction}`)).size).toBe(1)
+        expect(results[0]?.success).toBe(true)
+        expect(await getTokenBalance(BASE, 'USDC', payTo)).toBe(555n)
+        const health = await (await fetch(`${a.url}/health`)).json()
+        expect(health).toMatchObject({ settlements: { settled: 1 } })
+      } finally {
+        await a.stop()
+        await b.stop()
+        const db = await openSettlementDatabase({ databaseUrl: env.TEST_DB })
+        await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db)
+        await db.destroy()
+      }
+    },
+  )
 })
