@@ -122,8 +122,8 @@ async function main() {
     relayer.close()
     const ratio = (c: number) =>
       round(
-        (results[`settle.tollgate.c${c}`]?.opsPerSecond ?? 0) /
-          (results[`settle.x402.c${c}`]?.opsPerSecond ?? 1),
+        (results[`settle.tollgate.c${c}`]?.successfulOpsPerSecond ?? 0) /
+          Math.max(0.01, results[`settle.x402.c${c}`]?.successfulOpsPerSecond ?? 0),
       )
     const body = {
       benchmark: 'evm-settle',
