@@ -25,6 +25,7 @@ import {
   createSettleFailedResponse,
   withReceipt,
 } from './respond.js'
+import { runIdempotent, toIdentifierSettings } from './run-idempotent.js'
 import { createSupportedCache } from './supported-cache.js'
 import { toFacilitatorClient } from './to-facilitator-client.js'
 import type { PaymentInfo, PaymentMiddlewareOptions } from './types.js'
@@ -47,7 +48,8 @@ export type PaymentGate = {
 
 const DEFAULT_SUPPORTED_TTL_MS = 10 * 60 * 1000
 
-type Paid = {
+/** A decoded payment matched to one of the route's requirements. */
+export type Paid = {
   payment: AnyPaymentPayload
   requirements: PaymentRequirements
   facilitatorRequest: FacilitatorRequest
@@ -70,6 +72,7 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
   })
   const buildRequirements = createRequirementsBuilder({ supported, onError })
   const paywall = options.paywall === false ? undefined : (options.paywall ?? {})
+  const identifiers = toIdentifierSettings(options.paymentIdentifier)
 
   const facilitatorFailure = (error: unknown): Response => {
     onError(error)
@@ -187,6 +190,7 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
         ...(error !== undefined ? { error } : {}),
         resource,
         accepts: requirements,
+        ...(identifiers ? { extensions: identifiers.extensions } : {}),
       })
       const header =
         request.headers.get(X402_HEADERS.paymentSignature) ?? request.headers.get(X402_HEADERS.xPayment)
@@ -197,7 +201,8 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
       if (!paid) {
         return createPaymentRequiredResponse(offer('No matching payment requirements'))
       }
-      return route.flow === 'upfront' ? runUpfront(paid, next) : runAuthorization(paid, next)
+      const run = () => (route.flow === 'upfront' ? runUpfront(paid, next) : runAuthorization(paid, next))
+      return identifiers ? runIdempotent(paid, identifiers, run) : run()
     },
   }
 }

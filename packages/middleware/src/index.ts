@@ -24,6 +24,12 @@ export { createPaymentGate } from './create-payment-gate.js'
 export type { PaidFetchHandler } from './create-payment-handler.js'
 export { createPaymentHandler, getPayment } from './create-payment-handler.js'
 export { matchPayment } from './match-payment.js'
+export type {
+  PaymentIdentifierCache,
+  PaymentIdentifierOptions,
+  PaymentIdState,
+} from './payment-identifier.js'
+export { createPaymentIdentifierCache, PAYMENT_IDENTIFIER } from './payment-identifier.js'
 export type { PaymentVariables } from './payment-required.js'
 export { paymentRequired } from './payment-required.js'
 export type {

@@ -9,6 +9,7 @@ import type {
   SchemeServer,
 } from '@tollgate/core'
 import type { HttpFacilitatorClientOptions } from './create-http-facilitator-client.js'
+import type { PaymentIdentifierOptions } from './payment-identifier.js'
 
 /**
  * A price: dollars (`'$0.01'`, `'0.01'` or `0.01`), converted with the asset's decimals by
@@ -91,6 +92,12 @@ export type PaymentMiddlewareOptions = {
   paywall?: PaywallOptions | false
   /** How long the facilitator's `/supported` answer is cached (default 10 minutes). */
   supportedTtlMs?: number
+  /**
+   * The x402 `payment-identifier` extension: clients may send an id (`required: true` makes it
+   * mandatory); a retry with the same id and payment gets the first paid response again instead of a
+   * new charge, the same id with another payment gets 409. In memory, per process.
+   */
+  paymentIdentifier?: boolean | PaymentIdentifierOptions
   /** Called with unexpected errors (facilitator failures, unbuildable requirements) for logging. */
   onError?: (error: unknown) => void
 }
