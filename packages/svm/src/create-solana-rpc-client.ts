@@ -17,6 +17,8 @@ export type SolanaRpcClientOptions = {
   maxBatchRequests?: number
   /** Largest batch body in bytes (default 40,000; Agave refuses bodies over 50 KiB by default). */
   maxBatchBytes?: number
+  /** Most HTTP requests out at once (default 4); calls beyond wait and join the next batch. */
+  maxConcurrentRequests?: number
   /** Per HTTP request timeout in ms (default 30,000). */
   timeoutMs?: number
 }
@@ -43,26 +45,40 @@ function createBatchingTransport(url: string, options: SolanaRpcClientOptions): 
   const maxRequests = Math.max(1, options.maxBatchRequests ?? 32)
   const maxBytes = options.maxBatchBytes ?? 40_000
   const post = createPoster(url, options)
+  const maxInFlight = Math.max(1, options.maxConcurrentRequests ?? 4)
   let queue: Pending[] = []
   let scheduled = false
+  let inFlight = 0
 
+  const schedule = () => {
+    if (!scheduled && queue.length > 0 && inFlight < maxInFlight) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
+
+  // Sends the queue as batches while fewer than maxInFlight requests are out; calls arriving
+  // meanwhile wait for the next free slot, so batches grow with load instead of requests.
   const flush = () => {
     scheduled = false
-    const calls = queue
-    queue = []
-    for (let start = 0; start < calls.length; ) {
-      let end = start
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      let end = 0
       let bytes = 2
-      while (end < calls.length && end - start < maxRequests) {
-        const size = (calls[end] as Pending).body.length + 1
-        if (end > start && bytes + size > maxBytes) {
+      while (end < queue.length && end < maxRequests) {
+        const size = (queue[end] as Pending).body.length + 1
+        if (end > 0 && bytes + size > maxBytes) {
           break
         }
         bytes += size
         end++
       }
-      void send(calls.slice(start, end))
-      start = end
+      const calls = queue.slice(0, end)
+      queue = queue.slice(end)
+      inFlight++
+      void send(calls).finally(() => {
+        inFlight--
+        schedule()
+      })
     }
   }
 
@@ -106,10 +122,7 @@ function createBatchingTransport(url: string, options: SolanaRpcClientOptions): 
       }
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
       queue.push(call)
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(flush)
-      }
+      schedule()
     })) as RpcTransport
 }
 
