@@ -31,6 +31,23 @@ export type SettlementTable = {
   updated_at: Date
 }
 
+// Columns a successful claim reads back: everything but the payment it just wrote.
+const CLAIM_COLUMNS = [
+  'key',
+  'state',
+  'scheme',
+  'network',
+  'fingerprint',
+  'transaction',
+  'result',
+  'owner',
+  'lease_until',
+  'attempts',
+  'created_at',
+  'updated_at',
+] as const
+type ClaimedRow = Omit<Selectable<SettlementTable>, 'payment_payload' | 'payment_requirements'>
+
 /** The tables of the settlement store. */
 export type SettlementDatabase = { [SETTLEMENT_TABLE]: SettlementTable }
 
@@ -69,7 +86,7 @@ export async function createPostgresSettlementStore<T>(
       const leaseUntil = new Date(p.now + p.leaseMs)
       // Take-over rule (same as the memory store): never an unexpired lease, never another
       // payment's row, and a failure only when nothing of it can be in flight.
-      const { rows } = await sql<Selectable<SettlementTable>>`
+      const { rows } = await sql<ClaimedRow>`
         insert into ${table} as s (key, state, scheme, network, fingerprint, payment_payload,
           payment_requirements, owner, lease_until, attempts, created_at, updated_at)
         values (${p.key}, 'claimed', ${p.scheme}, ${p.network}, ${p.fingerprint},
@@ -85,10 +102,18 @@ export async function createPostgresSettlementStore<T>(
         where s.fingerprint = excluded.fingerprint and (
           (s.state = 'failed' and s.transaction is null) or
           (s.state in ('claimed', 'broadcast', 'pending') and s.lease_until <= ${now}))
-        returning *`.execute(base)
+        returning ${sql.join(CLAIM_COLUMNS.map((c) => sql.ref(c)))}`.execute(base)
       const claimedRow = rows[0]
       if (claimedRow) {
-        return { claimed: true, record: toRecord(claimedRow) }
+        // A claimed row holds this very payment (same fingerprint): no need to read it back.
+        return {
+          claimed: true,
+          record: toRecord({
+            ...claimedRow,
+            payment_payload: p.paymentPayload,
+            payment_requirements: p.paymentRequirements,
+          }),
+        }
       }
       const current = await store.get(p.key)
       if (!current) {
