@@ -1,9 +1,11 @@
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit'
 import { getPaymentReceipt, wrapFetch } from '@tollgate/agent'
-import { decodePaymentResponseHeader } from '@tollgate/core'
+import { decodePaymentResponseHeader, SOLANA_DEVNET } from '@tollgate/core'
 import { toViemChain } from '@tollgate/devnet'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmClient } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch'
+import { ExactSvmScheme as ExactSvmClient } from '@x402/svm/exact/client'
 import { Hono } from 'hono'
 import { createPublicClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -12,12 +14,12 @@ import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { paymentRequired } from '../src/index.js'
 import { type DevnetStack, MERCHANT_EVM, schemes, startDevnetStack } from './devnet-stack.js'
 
-// The official clients pay our middleware: @x402/fetch 2.27 (v2 header) and the legacy v1
+// The official clients pay our middleware: @x402/fetch 2.27 (v2 header; EVM and Solana) and the legacy v1
 // x402-fetch 1.2 (reads the 402 JSON body, pays with X-PAYMENT).
 let stack: DevnetStack
 
 beforeAll(async () => {
-  stack = await startDevnetStack()
+  stack = await startDevnetStack({ solana: true })
 })
 afterAll(async () => {
   await stack?.stop()
@@ -30,8 +32,9 @@ function createShop() {
       facilitator: stack.facilitator,
       schemes,
       assets: stack.assets,
-      payTo: MERCHANT_EVM,
+      payTo: { evm: MERCHANT_EVM, svm: stack.merchantSolana() },
       routes: {
+        'GET /solana': { price: '$0.03', accepts: { scheme: 'solana', network: SOLANA_DEVNET } },
         'GET /weather': {
           price: '$0.01',
           description: 'Weather report',
@@ -88,6 +91,22 @@ describe('official clients → our middleware (devnet)', () => {
     const response = await wrapFetchV2(createShop(), client)('http://shop.test/permit2-only')
     expect(response.status).toBe(200)
     expect(await stack.balanceOf('eip155:97', 'USDT', MERCHANT_EVM)).toBe(before + 2n * 10n ** 16n)
+  })
+
+  test('behavior: @x402/fetch (v2) pays with solana', async () => {
+    const payer = stack.payer(SOLANA_DEVNET)
+    const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(payer.privateKey))
+    const rpcUrl = stack.devnet.networks[SOLANA_DEVNET]?.rpcUrl ?? ''
+    const client = new x402Client().register(SOLANA_DEVNET, new ExactSvmClient(signer, { rpcUrl }))
+    const merchant = stack.merchantSolana()
+    const before = await stack.balanceOf(SOLANA_DEVNET, 'USDC', merchant)
+    const response = await wrapFetchV2(createShop(), client)('http://shop.test/solana')
+    expect(response.status).toBe(200)
+    expect(decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE') ?? '')).toMatchObject({
+      success: true,
+      network: SOLANA_DEVNET,
+    })
+    expect(await stack.balanceOf(SOLANA_DEVNET, 'USDC', merchant)).toBe(before + 30_000n)
   })
 
   test('behavior: legacy x402-fetch (v1) reads the JSON body and pays with X-PAYMENT', async () => {
