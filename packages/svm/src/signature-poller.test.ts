@@ -87,4 +87,20 @@ describe('SignaturePoller', () => {
     const poller = new SignaturePoller(hung, { intervalMs: 5, now: Date.now })
     expect(await poller.wait(sig(1), { blockhash, timeoutMs: 20 })).toEqual({ status: 'timeout' })
   })
+
+  test('behavior: a signature arriving while the poller sleeps is polled without waiting out the interval', async () => {
+    const state = { statuses: {} as Record<string, Status>, validBlockhash: true }
+    const { rpc, calls } = createFakeRpc(state)
+    // An interval far beyond the test timeout: only the early wake-up can finish this test.
+    const poller = new SignaturePoller(rpc, { intervalMs: 600_000, now: Date.now })
+    const first = poller.wait(sig(1), { blockhash, timeoutMs: 600_000 })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    state.statuses = {
+      sig1: { confirmationStatus: 'confirmed', err: null },
+      sig2: { confirmationStatus: 'confirmed', err: null },
+    }
+    expect(await poller.wait(sig(2), { blockhash, timeoutMs: 600_000 })).toEqual({ status: 'confirmed' })
+    expect(await first).toEqual({ status: 'confirmed' })
+    expect(calls).toEqual([['sig1'], ['sig1', 'sig2']])
+  })
 })

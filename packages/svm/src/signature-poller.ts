@@ -16,6 +16,8 @@ type Waiter = {
   resolve(outcome: SignatureOutcome): void
 }
 
+/** Shortest gap between two polls when a new signature arrives, in ms. */
+const NEW_SIGNATURE_GAP_MS = 20
 /** getSignatureStatuses takes at most 256 signatures per call. */
 const MAX_BATCH = 256
 
@@ -32,6 +34,11 @@ export class SignaturePoller {
   readonly #now: () => number
   readonly #waiters = new Set<Waiter>()
   #running = false
+  /** Ends the loop's sleep early (set while it sleeps). */
+  #wake: (() => void) | undefined
+  #lastPollAt = 0
+  /** A signature arrived while a poll was under way: the next sleep is short. */
+  #arrivedDuringPoll = false
 
   constructor(
     rpc: Rpc<GetSignatureStatusesApi & IsBlockhashValidApi>,
@@ -64,12 +71,22 @@ export class SignaturePoller {
         this.#running = true
         // Let the other settles of this tick join the first batch.
         setImmediate(() => void this.#loop())
+      } else if (this.#wake) {
+        // A new signature is polled soon rather than a full interval later (fast clusters confirm
+        // in one slot), with polls still at least NEW_SIGNATURE_GAP_MS apart.
+        const wake = this.#wake
+        this.#wake = undefined
+        setTimeout(wake, Math.max(0, this.#lastPollAt + NEW_SIGNATURE_GAP_MS - this.#now()))
+      } else {
+        this.#arrivedDuringPoll = true
       }
     })
   }
 
   async #loop(): Promise<void> {
     while (this.#waiters.size > 0) {
+      this.#lastPollAt = this.#now()
+      this.#arrivedDuringPoll = false
       const waiters = [...this.#waiters]
       for (let i = 0; i < waiters.length; i += MAX_BATCH) {
         await this.#poll(waiters.slice(i, i + MAX_BATCH)).catch(() => undefined)
@@ -81,7 +98,19 @@ export class SignaturePoller {
         }
       }
       if (this.#waiters.size > 0) {
-        await new Promise((resolve) => setTimeout(resolve, this.#intervalMs))
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(
+            () => {
+              this.#wake = undefined
+              resolve()
+            },
+            this.#arrivedDuringPoll ? NEW_SIGNATURE_GAP_MS : this.#intervalMs,
+          )
+          this.#wake = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
       }
     }
     this.#running = false
