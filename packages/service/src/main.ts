@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util'
 import { parseServiceEnv } from './env.js'
 import { createLogger } from './http/create-logger.js'
+import { createX402Mounts } from './sandbox/create-x402-mounts.js'
 import { startSandbox } from './sandbox/start-sandbox.js'
 
-// Composition root of `npm start`: the only module that reads the environment. Other parts (the
-// facilitator at /facilitator, a demo paid resource at /demo/paid) join the same server through
-// startSandbox's `mounts` option.
+// Composition root of `npm start`: the only module that reads the environment. The facilitator
+// (/facilitator) and the demo paid resource (/demo/paid) join the service on the same server.
 const env = parseServiceEnv(process.env)
 const { values } = parseArgs({ args: process.argv.slice(2), options: { port: { type: 'string' } } })
 const port = values.port === undefined ? env.PORT : parseServiceEnv({ PORT: values.port }).PORT
@@ -19,6 +19,7 @@ const sandbox = await startSandbox({
   ...(env.TOLLGATE_MANIFEST === undefined ? {} : { manifestPath: env.TOLLGATE_MANIFEST }),
   logger,
   rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+  mounts: createX402Mounts,
 }).catch((error: unknown) => {
   console.error(`Tollgate sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`)
   process.exit(1)
@@ -30,6 +31,8 @@ Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
   API         ${manifest.apiUrl}
   API key     ${manifest.apiKey}
   Docs        ${manifest.apiUrl.replace(/\/api\/v1$/, '')}/docs
+  Facilitator ${manifest.facilitatorUrl}
+  Demo (paid) ${manifest.demoResourceUrl}
   Networks    ${Object.keys(manifest.networks).join(', ') || '(none)'}
   Manifest    ${sandbox.manifestPath}
 Ctrl-C stops everything.
