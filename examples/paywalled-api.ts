@@ -20,10 +20,10 @@ import { serve } from '@hono/node-server'
 import { createAssetRegistry, type FacilitatorClient, SOLANA_DEVNET } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet } from '@tollgate/devnet'
 import { createEip3009Server, createPermit2Server } from '@tollgate/evm'
+import { createDevnetFacilitator, getDevnetAssets } from '@tollgate/facilitator/devnet'
 import { createHttpFacilitatorClient, type PaymentVariables, paymentRequired } from '@tollgate/middleware'
 import { createSolanaServer } from '@tollgate/svm'
 import { Hono } from 'hono'
-import { createDevnetFacilitator, getDevnetAssets } from './devnet-facilitator.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const MERCHANT_EVM = '0x000000000000000000000000000000000000bEEF'

@@ -3,9 +3,9 @@ import { createAssetRegistry, SOLANA_DEVNET } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet } from '@tollgate/devnet'
 import { createEip3009Server, createPermit2Server } from '@tollgate/evm'
 import type { Facilitator } from '@tollgate/facilitator'
+import { createDevnetFacilitator, getDevnetAssets } from '@tollgate/facilitator/devnet'
 import { createSolanaServer } from '@tollgate/svm'
 import { getAddress } from 'viem'
-import { createDevnetFacilitator, getDevnetAssets } from '../../../examples/devnet-facilitator.js'
 
 // e2e support: a devnet, our facilitator in-process on it, and helpers to read balances.
 
