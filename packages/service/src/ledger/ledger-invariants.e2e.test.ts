@@ -45,6 +45,10 @@ type Pending = { transactionId: string; expiresAt: Date | null; resolved: boolea
 type Model = { counters: Map<string, AccountCounters>; pendings: Pending[]; posted: PostTransactionInput[] }
 
 const keyOf = (code: string, cur: string) => `${code}|${cur}`
+// Accounts are created on first reference, even by a transaction that is then refused, so an
+// all-zero account may exist in the database and not in the model; compare the others.
+const nonZero = (counters: Map<string, AccountCounters>) =>
+  new Map([...counters].filter(([, c]) => Object.values(c).some((v) => v !== 0n)))
 const zero = (): AccountCounters => ({
   debitsPending: 0n,
   debitsPosted: 0n,
@@ -104,7 +108,7 @@ describeEachDatabase('ledger invariants (property)', (getDb) => {
         }
         for (const op of operations) {
           await step(op, { merchants, bank, custody, model })
-          expect(await readCounters()).toEqual(model.counters)
+          expect(nonZero(await readCounters())).toEqual(nonZero(model.counters))
           expect(await checkLedgerInvariants(deps)).toEqual([])
         }
       }),

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely'
+import type { Insertable, Kysely, Selectable } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { LedgerAccountsTable } from '../db/schema/ledger.js'
 import type { Deps } from '../deps.js'
@@ -26,38 +26,72 @@ export function toAccountKey(ref: { code: string; currency: string }): string {
   return `${ref.code}|${ref.currency}`
 }
 
+/** An account row to create (the chart's flags applied). */
+export type NewAccountRow = Insertable<LedgerAccountsTable>
+
 /**
- * Creates the referenced accounts that do not exist yet (with the chart's flags), then locks all of
- * them `FOR UPDATE` in id order, so concurrent ledger transactions always lock in the same order and
- * never deadlock. Returns them by {@link toAccountKey}.
+ * Thrown by {@link ensureAndLockAccounts} in `defer` mode when accounts are missing: the caller
+ * rolls back (releasing its locks), creates them with {@link createAccounts} outside any
+ * transaction, and tries again. Creating accounts while holding row locks could deadlock.
+ */
+export class MissingAccountsError extends Error {
+  readonly rows: NewAccountRow[]
+
+  constructor(rows: NewAccountRow[]) {
+    super(`${rows.length} ledger accounts must be created first`)
+    this.rows = rows
+  }
+}
+
+/**
+ * Locks the referenced accounts `FOR UPDATE` in id order, so concurrent ledger transactions always
+ * lock in the same order and never deadlock on each other. Missing accounts (with the chart's
+ * flags) are created `inline`, or reported with a {@link MissingAccountsError} in `defer` mode.
+ * Returns them by {@link toAccountKey}.
  */
 export async function ensureAndLockAccounts(
   trx: Kysely<Database>,
   deps: Pick<Deps, 'ids' | 'clock'>,
-  input: { environment: KeyEnvironment; refs: AccountRef[] },
+  input: { environment: KeyEnvironment; refs: AccountRef[]; missing: 'inline' | 'defer' },
 ): Promise<Map<string, LockedAccount>> {
   const unique = [...new Map(input.refs.map((ref) => [toAccountKey(ref), ref])).values()].sort((a, b) =>
     toAccountKey(a) < toAccountKey(b) ? -1 : 1,
   )
+  for (const ref of unique) {
+    if (getAccountPolicy(ref.code).testOnly && input.environment !== 'test') {
+      throw new ServiceError('forbidden', `${ref.code} exists in the sandbox (test) environment only`)
+    }
+  }
+  const locked = await lockByRefs(trx, input.environment, unique)
+  if (locked.size === unique.length) {
+    return locked
+  }
   const now = deps.clock.now()
-  const rows = unique.map((ref) => {
-    const policy = getAccountPolicy(ref.code)
-    if (policy.testOnly && input.environment !== 'test') {
-      throw new ServiceError('forbidden', `Account ${ref.code} exists in the sandbox (test) environment only`)
-    }
-    return {
-      id: deps.ids.create('acc'),
-      environment: input.environment,
-      code: ref.code,
-      currency: ref.currency,
-      merchant_id: policy.merchantId,
-      debits_must_not_exceed_credits: policy.debitsMustNotExceedCredits,
-      credits_must_not_exceed_debits: policy.creditsMustNotExceedDebits,
-      created_at: now,
-    }
-  })
-  // Sorted by natural key, so concurrent creators wait on the unique index in one order too.
-  await trx
+  const rows = unique
+    .filter((ref) => !locked.has(toAccountKey(ref)))
+    .map((ref): NewAccountRow => {
+      const policy = getAccountPolicy(ref.code)
+      return {
+        id: deps.ids.create('acc'),
+        environment: input.environment,
+        code: ref.code,
+        currency: ref.currency,
+        merchant_id: policy.merchantId,
+        debits_must_not_exceed_credits: policy.debitsMustNotExceedCredits,
+        credits_must_not_exceed_debits: policy.creditsMustNotExceedDebits,
+        created_at: now,
+      }
+    })
+  if (input.missing === 'defer') {
+    throw new MissingAccountsError(rows)
+  }
+  await createAccounts(trx, rows)
+  return lockByRefs(trx, input.environment, unique)
+}
+
+/** Inserts account rows, skipping those that exist; rows sorted by natural key keep waits ordered. */
+export async function createAccounts(db: Kysely<Database>, rows: NewAccountRow[]): Promise<void> {
+  await db
     .insertInto('ledger_accounts')
     .values(rows)
     .onConflict((oc) => oc.columns(['environment', 'code', 'currency']).doNothing())
@@ -72,17 +106,24 @@ export async function ensureAndLockAccounts(
       }
       throw error
     })
-  const locked = await trx
+}
+
+async function lockByRefs(
+  trx: Kysely<Database>,
+  environment: KeyEnvironment,
+  refs: AccountRef[],
+): Promise<Map<string, LockedAccount>> {
+  const rows = await trx
     .selectFrom('ledger_accounts')
     .selectAll()
-    .where('environment', '=', input.environment)
+    .where('environment', '=', environment)
     .where((eb) =>
-      eb.or(unique.map((ref) => eb.and([eb('code', '=', ref.code), eb('currency', '=', ref.currency)]))),
+      eb.or(refs.map((ref) => eb.and([eb('code', '=', ref.code), eb('currency', '=', ref.currency)]))),
     )
     .orderBy('id')
     .forUpdate()
     .execute()
-  return new Map(locked.map((row) => [toAccountKey(row), toLockedAccount(row)]))
+  return new Map(rows.map((row) => [toAccountKey(row), toLockedAccount(row)]))
 }
 
 /** Locks accounts by id `FOR UPDATE` in id order; returns them by id. */

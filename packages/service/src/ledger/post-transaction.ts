@@ -5,12 +5,12 @@ import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import { ServiceError } from '../errors.js'
 import type { KeyEnvironment } from '../http/app-env.js'
-import { applyTransfer } from './apply-transfer.js'
+import { applyTransfers, type TransferToApply } from './apply-transfers.js'
 import { getAccountPolicy } from './chart-of-accounts.js'
 import { findLedgerTransaction } from './get-ledger-transaction.js'
 import { isLedgerCurrency } from './ledger-currencies.js'
 import type { LedgerLeg, LedgerTransaction, LedgerTransactionInfo, LedgerTransfer } from './ledger-types.js'
-import { ensureAndLockAccounts, toAccountKey } from './lock-accounts.js'
+import { createAccounts, ensureAndLockAccounts, MissingAccountsError, toAccountKey } from './lock-accounts.js'
 
 /** Input of {@link postTransaction}. */
 export type PostTransactionInput = LedgerTransactionInfo & {
@@ -39,6 +39,25 @@ export async function postTransaction(
 ): Promise<LedgerTransaction> {
   assertValidInput(input)
   const requestHash = hashInput(input)
+  // In our own transaction, missing accounts are created outside it and the transaction rerun.
+  const own = !deps.db.isTransaction
+  try {
+    return await attempt(deps, input, requestHash, own ? 'defer' : 'inline')
+  } catch (error) {
+    if (!(error instanceof MissingAccountsError)) {
+      throw error
+    }
+    await createAccounts(deps.db, error.rows)
+    return attempt(deps, input, requestHash, 'inline')
+  }
+}
+
+function attempt(
+  deps: LedgerDeps,
+  input: PostTransactionInput,
+  requestHash: string,
+  missing: 'inline' | 'defer',
+): Promise<LedgerTransaction> {
   return inTransaction(deps.db, async (trx) => {
     const now = deps.clock.now()
     const transactionId = deps.ids.create('ltx')
@@ -65,19 +84,20 @@ export async function postTransaction(
     }
     const accounts = await ensureAndLockAccounts(trx, deps, {
       environment: input.environment,
+      missing,
       refs: input.legs.flatMap((leg) => [
         { code: leg.debit, currency: leg.currency },
         { code: leg.credit, currency: leg.currency },
       ]),
     })
-    const transfers: LedgerTransfer[] = []
+    const transfers: TransferToApply[] = []
     for (const [index, leg] of input.legs.entries()) {
       const debit = accounts.get(toAccountKey({ code: leg.debit, currency: leg.currency }))
       const credit = accounts.get(toAccountKey({ code: leg.credit, currency: leg.currency }))
       if (!debit || !credit) {
         throw new Error(`ledger account of leg ${index} was not locked`)
       }
-      const transfer = {
+      transfers.push({
         id: deps.ids.create('tr'),
         transactionId,
         leg: index,
@@ -89,10 +109,10 @@ export async function postTransaction(
         phase: input.pending ? ('pending' as const) : ('single' as const),
         pendingId: null,
         expiresAt: input.pending ? (input.expiresAt ?? null) : null,
-      }
-      transfers.push(await applyTransfer(trx, deps, { transfer, info: input, now }))
+      })
     }
-    return toTransaction(transactionId, input, transfers, claimed.created_at)
+    const applied = await applyTransfers(trx, deps, { transfers, info: input, now })
+    return toTransaction(transactionId, input, applied, claimed.created_at)
   })
 }
 

@@ -5,10 +5,10 @@ import { inTransaction } from '../db/in-transaction.js'
 import type { LedgerTransfersTable } from '../db/schema/ledger.js'
 import { isServiceError, ServiceError } from '../errors.js'
 import type { KeyEnvironment } from '../http/app-env.js'
-import { applyTransfer } from './apply-transfer.js'
+import { applyTransfers, type TransferToApply } from './apply-transfers.js'
 import { findLedgerTransaction } from './get-ledger-transaction.js'
 import type { LedgerCurrency } from './ledger-currencies.js'
-import type { LedgerTransaction, LedgerTransfer } from './ledger-types.js'
+import type { LedgerSource, LedgerTransaction } from './ledger-types.js'
 import { lockAccountsById } from './lock-accounts.js'
 import type { LedgerDeps } from './post-transaction.js'
 
@@ -91,10 +91,11 @@ async function resolvePending(
   return inTransaction(deps.db, async (trx) => {
     const now = deps.clock.now()
     const pending = await selectPending(trx, target)
-    const origin = await findLedgerTransaction(trx, {
-      environment: target.environment,
-      id: pending[0]?.transaction_id ?? '',
-    })
+    const origin = await trx
+      .selectFrom('ledger_transactions')
+      .selectAll()
+      .where('id', '=', pending[0]?.transaction_id ?? '')
+      .executeTakeFirst()
     if (!origin || pending.length === 0) {
       throw new ServiceError('not_found', `Pending transfer ${targetId} not found`, { param: 'transferId' })
     }
@@ -106,12 +107,12 @@ async function resolvePending(
         environment: target.environment,
         idempotency_key: idempotencyKey,
         request_hash: createHash('sha256').update(idempotencyKey).digest('hex'),
-        source: origin.transaction.source,
-        source_id: origin.transaction.sourceId,
-        source_reference: origin.transaction.sourceReference,
-        reference: origin.transaction.reference,
-        description: origin.transaction.description,
-        tx_hash: origin.transaction.txHash,
+        source: origin.source,
+        source_id: origin.source_id,
+        source_reference: origin.source_reference,
+        reference: origin.reference,
+        description: origin.description,
+        tx_hash: origin.tx_hash,
         created_at: now,
       })
       .onConflict((oc) => oc.columns(['environment', 'idempotency_key']).doNothing())
@@ -129,14 +130,14 @@ async function resolvePending(
       pending.flatMap((t) => [t.debit_account_id, t.credit_account_id]),
     )
     await assertResolvable(trx, pending, phase, now)
-    const transfers: LedgerTransfer[] = []
+    const transfers: TransferToApply[] = []
     for (const [leg, row] of pending.entries()) {
       const debit = accounts.get(row.debit_account_id)
       const credit = accounts.get(row.credit_account_id)
       if (!debit || !credit) {
         throw new Error(`accounts of transfer ${row.id} were not locked`)
       }
-      const transfer = {
+      transfers.push({
         id: deps.ids.create('tr'),
         transactionId: id,
         leg,
@@ -148,14 +149,23 @@ async function resolvePending(
         phase,
         pendingId: row.id,
         expiresAt: null,
-      }
-      transfers.push(await applyTransfer(trx, deps, { transfer, info: origin.transaction, now }))
+      })
     }
+    const info = {
+      source: origin.source as LedgerSource,
+      sourceId: origin.source_id,
+      sourceReference: origin.source_reference,
+      reference: origin.reference,
+      description: origin.description,
+      txHash: origin.tx_hash,
+    }
+    const applied = await applyTransfers(trx, deps, { transfers, info, now })
     return {
-      ...origin.transaction,
+      ...info,
       id,
+      environment: target.environment,
       idempotencyKey,
-      transfers,
+      transfers: applied,
       replayed: false,
       createdAt: claimed.created_at,
     }
