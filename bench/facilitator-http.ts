@@ -162,7 +162,7 @@ function summarize(results: Record<string, { verify: Stats; settle: Record<strin
       verify: {
         seconds: VERIFY_SECONDS,
         connections: VERIFY_CONNECTIONS,
-        payload: 'one valid payment, repeated',
+        payload: '64 distinct valid payments, cycled',
       },
       settle: SETTLE_RUNS,
       ours: 'createFacilitator + createFacilitatorApp; settlement store on PGlite ("ours", "ours-1key") or PostgreSQL ("ours-pg"); 4 relayer keys unless "-1key"',
@@ -207,7 +207,9 @@ function createPayments(manifest: DevnetManifest, count: number) {
 type VerifyStats = Stats & { non2xx: number; errors: number; timeouts: number }
 
 async function benchVerify(url: string, manifest: DevnetManifest): Promise<VerifyStats> {
-  const [body = ''] = await createPayments(manifest, 1)
+  // Distinct valid payments (as real traffic is); each connection cycles through them.
+  const bodies = await createPayments(manifest, 64)
+  const body = bodies[0] ?? ''
   const probe = await fetch(`${url}/verify`, {
     method: 'POST',
     body,
@@ -220,8 +222,8 @@ async function benchVerify(url: string, manifest: DevnetManifest): Promise<Verif
   const result = await autocannon({
     url: `${url}/verify`,
     method: 'POST',
-    body,
     headers: { 'Content-Type': 'application/json' },
+    requests: bodies.map((b, i) => ({ method: 'POST', body: bodies[(i * 7) % bodies.length] ?? b })),
     connections: VERIFY_CONNECTIONS,
     duration: VERIFY_SECONDS,
   })
