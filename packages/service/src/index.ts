@@ -56,6 +56,8 @@ export type {
   TransferPhase,
 } from './ledger/ledger-types.js'
 export { ledgerSources } from './ledger/ledger-types.js'
+export type { AccountRef } from './ledger/lock-accounts.js'
+export { ensureLedgerAccounts } from './ledger/lock-accounts.js'
 export type { LedgerDeps, PostTransactionInput } from './ledger/post-transaction.js'
 export { createPendingTransfer, postTransaction } from './ledger/post-transaction.js'
 export {
@@ -70,5 +72,5 @@ export { createMerchant } from './merchants/create-merchant.js'
 export { listMerchants } from './merchants/list-merchants.js'
 export { fundBalance, fundSandboxMerchant } from './sandbox/fund-sandbox-merchant.js'
 export type { SandboxManifest } from './sandbox/sandbox-manifest.js'
-export type { Sandbox, StartSandboxOptions } from './sandbox/start-sandbox.js'
+export type { Sandbox, SandboxContext, SandboxMount, StartSandboxOptions } from './sandbox/start-sandbox.js'
 export { startSandbox } from './sandbox/start-sandbox.js'

@@ -66,27 +66,52 @@ export async function ensureAndLockAccounts(
   if (locked.size === unique.length) {
     return locked
   }
-  const now = deps.clock.now()
-  const rows = unique
-    .filter((ref) => !locked.has(toAccountKey(ref)))
-    .map((ref): NewAccountRow => {
-      const policy = getAccountPolicy(ref.code)
-      return {
-        id: deps.ids.create('acc'),
-        environment: input.environment,
-        code: ref.code,
-        currency: ref.currency,
-        merchant_id: policy.merchantId,
-        debits_must_not_exceed_credits: policy.debitsMustNotExceedCredits,
-        credits_must_not_exceed_debits: policy.creditsMustNotExceedDebits,
-        created_at: now,
-      }
-    })
+  const rows = toNewAccountRows(
+    deps,
+    input.environment,
+    unique.filter((ref) => !locked.has(toAccountKey(ref))),
+  )
   if (input.missing === 'defer') {
     throw new MissingAccountsError(rows)
   }
   await createAccounts(trx, rows)
   return lockByRefs(trx, input.environment, unique)
+}
+
+/**
+ * Creates the referenced ledger accounts that do not exist yet, each in its own autocommit
+ * statement. A caller that posts inside its own larger transaction can run this first, so the
+ * ledger never creates accounts while that transaction holds row locks.
+ */
+export async function ensureLedgerAccounts(
+  deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
+  input: { environment: KeyEnvironment; refs: AccountRef[] },
+): Promise<void> {
+  const unique = [...new Map(input.refs.map((ref) => [toAccountKey(ref), ref])).values()].sort((a, b) =>
+    toAccountKey(a) < toAccountKey(b) ? -1 : 1,
+  )
+  await createAccounts(deps.db, toNewAccountRows(deps, input.environment, unique))
+}
+
+function toNewAccountRows(
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  environment: KeyEnvironment,
+  refs: AccountRef[],
+): NewAccountRow[] {
+  const now = deps.clock.now()
+  return refs.map((ref) => {
+    const policy = getAccountPolicy(ref.code)
+    return {
+      id: deps.ids.create('acc'),
+      environment,
+      code: ref.code,
+      currency: ref.currency,
+      merchant_id: policy.merchantId,
+      debits_must_not_exceed_credits: policy.debitsMustNotExceedCredits,
+      credits_must_not_exceed_debits: policy.creditsMustNotExceedDebits,
+      created_at: now,
+    }
+  })
 }
 
 /** Inserts account rows, skipping those that exist; rows sorted by natural key keep waits ordered. */

@@ -7,6 +7,7 @@ import { getBalanceTransaction, listBalanceTransactions } from './balance-transa
 import { custodyAccount, merchantAccount } from './chart-of-accounts.js'
 import { checkLedgerInvariants } from './check-ledger-invariants.js'
 import { getAccountBalance, getBalances } from './get-balances.js'
+import { ensureLedgerAccounts } from './lock-accounts.js'
 import { postTransaction } from './post-transaction.js'
 
 type Deps = ReturnType<typeof createLedgerTestDeps>
@@ -251,6 +252,30 @@ describeEachDatabase('postTransaction', (getDb) => {
         }),
     ).rejects.toThrow('the caller state change failed')
     expect(await usdt(b)).toEqual(before)
+    // Accounts prepared beforehand, then a posting that commits with the caller's own write.
+    await ensureLedgerAccounts(deps, {
+      environment: 'test',
+      refs: [{ code: 'suspense', currency: 'NGN' }],
+    })
+    await getDb()
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('merchants')
+          .values({ id: 'mer_callertrx', name: 'caller', created_at: new Date() })
+          .execute()
+        await postTransaction(
+          { ...deps, db: trx },
+          {
+            environment: 'test',
+            idempotencyKey: 'in-caller-trx-2',
+            legs: [{ debit: 'sandbox:funding', credit: 'suspense', amount: 9n, currency: 'NGN' }],
+            source: 'adjustment',
+          },
+        )
+      })
+    const suspense = await getAccountBalance(deps, { environment: 'test', code: 'suspense', currency: 'NGN' })
+    expect(suspense.available).toBe(9n)
   })
 })
 
