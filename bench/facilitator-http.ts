@@ -8,7 +8,7 @@
 // Writes bench/results/facilitator-http.json.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
-import { cpus } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -154,7 +154,8 @@ function summarize(results: Record<string, { verify: Stats; settle: Record<strin
   )
   return {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    // The 1-minute load average at the end: this machine is shared, and numbers scale with it.
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverage: loadavg()[0] },
     setup: {
       network: NETWORK,
       chain: 'anvil (automine)',
