@@ -10,6 +10,7 @@
  *
  * @module
  */
+export { DYNAMIC_EXTRA_FIELDS, findAcceptedMismatch, isDeepEqual } from './accepted.js'
 export type { AppErrorCode, AppErrorContexts, AppErrorOptions } from './app-error.js'
 export { AppError, isAppError } from './app-error.js'
 export type { Asset, SchemeName } from './assets.js'

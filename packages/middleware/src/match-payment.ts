@@ -1,5 +1,6 @@
 import {
   type AnyPaymentPayload,
+  findAcceptedMismatch,
   getSchemeName,
   type PaymentPayloadV1,
   type PaymentRequirements,
@@ -7,10 +8,6 @@ import {
   sameAddress,
   toCaip2Network,
 } from '@tollgate/core'
-
-// `extra` fields a scheme may refresh between the 402 and the payment (SVM blockhash hints); they
-// are not part of what the payer agreed to, so matching ignores them.
-const DYNAMIC_EXTRA_FIELDS = new Set(['recentBlockhash', 'lastValidBlockHeight'])
 
 /**
  * The route requirement a payment pays for, or `undefined`. v2: `accepted` must deep-equal the
@@ -29,18 +26,7 @@ export function matchPayment(
 }
 
 function matchesAccepted(required: PaymentRequirements, accepted: PaymentRequirements): boolean {
-  const { extra: requiredExtra, ...requiredCore } = required
-  const { extra: acceptedExtra, ...acceptedCore } = accepted
-  if (!deepEqual(requiredCore, acceptedCore)) {
-    return false
-  }
-  if (!requiredExtra) {
-    return true
-  }
-  const actual = acceptedExtra ?? {}
-  return Object.entries(requiredExtra).every(
-    ([key, value]) => DYNAMIC_EXTRA_FIELDS.has(key) || deepEqual(value, actual[key]),
-  )
+  return findAcceptedMismatch(accepted, required) === undefined
 }
 
 function matchV1Payment(
@@ -85,25 +71,4 @@ export function getPayloadScheme(payload: Record<string, unknown>): SchemeName |
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Structural equality of JSON values (key order ignored, `undefined` members ignored). */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) {
-    return true
-  }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return (
-      Array.isArray(a) &&
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((item, index) => deepEqual(item, b[index]))
-    )
-  }
-  if (!isRecord(a) || !isRecord(b)) {
-    return false
-  }
-  const keysA = Object.keys(a).filter((key) => a[key] !== undefined)
-  const keysB = Object.keys(b).filter((key) => b[key] !== undefined)
-  return keysA.length === keysB.length && keysA.every((key) => deepEqual(a[key], b[key]))
 }

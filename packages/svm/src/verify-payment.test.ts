@@ -159,11 +159,11 @@ describe('verify (solana): requirements and payload', () => {
       REASONS.invalidPaymentRequirements,
     ],
     [
-      'accepted extra differs',
+      'accepted extra lacks a term of the requirements',
       async () => [
         await honest(),
-        buildRequirements(fixture),
         buildRequirements(fixture, { extra: { feePayer: feePayer.address, memo: 'x' } }),
+        buildRequirements(fixture),
       ],
       REASONS.invalidPaymentRequirements,
     ],

@@ -1,6 +1,7 @@
 import {
   type Asset,
   type AssetRegistry,
+  findAcceptedMismatch,
   type PaymentPayload,
   type PaymentRequirements,
   REASONS,
@@ -55,47 +56,4 @@ export function checkExactRequirements(
     }
   }
   return { asset }
-}
-
-/** The first field where `accepted` does not match `requirements`, or `undefined`. */
-export function findAcceptedMismatch(
-  accepted: PaymentRequirements,
-  requirements: PaymentRequirements,
-): string | undefined {
-  if (accepted.amount !== requirements.amount) {
-    return 'amount'
-  }
-  if (accepted.asset.toLowerCase() !== requirements.asset.toLowerCase()) {
-    return 'asset'
-  }
-  if (accepted.payTo.toLowerCase() !== requirements.payTo.toLowerCase()) {
-    return 'payTo'
-  }
-  if (accepted.maxTimeoutSeconds !== requirements.maxTimeoutSeconds) {
-    return 'maxTimeoutSeconds'
-  }
-  for (const [key, value] of Object.entries(requirements.extra ?? {})) {
-    if (!deepEqual(accepted.extra?.[key], value)) {
-      return `extra.${key}`
-    }
-  }
-  return undefined
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) {
-    return true
-  }
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
-    return false
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) {
-    return false
-  }
-  const keysA = Object.keys(a)
-  const keysB = Object.keys(b)
-  return (
-    keysA.length === keysB.length &&
-    keysA.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-  )
 }
