@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises'
 import { PGlite, types } from '@electric-sql/pglite'
+import { createPgliteDialect } from '@tollgate/facilitator'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
 import { migrateToLatest } from './migrations/index.js'
-import { createPgliteDialect } from './pglite-dialect.js'
 
 /**
  * Options of {@link openDatabase}: a PostgreSQL URL, else a PGlite data directory (in memory when

@@ -1,9 +1,9 @@
 import { PGlite } from '@electric-sql/pglite'
+import { createPgliteDialect } from '@tollgate/facilitator'
 import { Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Database } from './database.js'
 import { type OpenedDatabase, openDatabase } from './open-database.js'
-import { createPgliteDialect } from './pglite-dialect.js'
 
 describe('createPgliteDialect', () => {
   let opened: OpenedDatabase
