@@ -11,6 +11,7 @@ import type { Relayer } from '../relayer/types.js'
 import { awaitSettlement } from '../shared/await-settlement.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
+import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
 import { verifyEip3009 } from './verify-eip3009.js'
 
@@ -29,7 +30,7 @@ export async function settleEip3009(
   const network = requirements.network
   const parsed = Eip3009Payload.safeParse(payment.payload)
   if (!parsed.success) {
-    return { success: false, errorReason: REASONS.invalidPayload, transaction: '', network }
+    return createSettleFailure(network, REASONS.invalidPayload)
   }
   const { authorization } = parsed.data
   const payer = getAddress(authorization.from)
@@ -49,14 +50,10 @@ export async function settleEip3009(
     simulate: context.simulateInSettle,
   })
   if (!verified) {
-    return {
-      success: false,
-      errorReason: response.invalidReason ?? REASONS.unexpectedSettleError,
-      ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
-      transaction: '',
-      network,
+    return createSettleFailure(network, response.invalidReason ?? REASONS.unexpectedSettleError, {
       payer,
-    }
+      errorMessage: response.invalidMessage,
+    })
   }
   const { signature, message, net } = verified
   let gas = context.gasLimits.eip3009
@@ -72,13 +69,7 @@ export async function settleEip3009(
         timeoutMs: context.receiptTimeoutMs,
       })
       if (receipt.status !== 'success') {
-        return {
-          success: false,
-          errorReason: REASONS.evmSmartWalletDeploymentFailed,
-          transaction: '',
-          network,
-          payer,
-        }
+        return createSettleFailure(network, REASONS.evmSmartWalletDeploymentFailed, { payer })
       }
     } else if (signature.kind === 'erc1271') {
       gas += context.gasLimits.contractWallet
@@ -90,13 +81,6 @@ export async function settleEip3009(
     return wait(net.relayer, sent.hash)
   } catch (error) {
     const errorMessage = error instanceof Error ? error.message : String(error)
-    return {
-      success: false,
-      errorReason: mapSettlementError('eip3009', errorMessage),
-      errorMessage,
-      transaction: '',
-      network,
-      payer,
-    }
+    return createSettleFailure(network, mapSettlementError('eip3009', errorMessage), { payer, errorMessage })
   }
 }

@@ -12,6 +12,7 @@ import type { Relayer } from '../relayer/types.js'
 import { awaitSettlement } from '../shared/await-settlement.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
+import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeProxySettle } from './permit2-calldata.js'
 import { verifyPermit2 } from './verify-permit2.js'
 
@@ -30,7 +31,7 @@ export async function settlePermit2(
   const network = requirements.network
   const parsed = Permit2Payload.safeParse(payment.payload)
   if (!parsed.success) {
-    return { success: false, errorReason: REASONS.invalidPayload, transaction: '', network }
+    return createSettleFailure(network, REASONS.invalidPayload)
   }
   const auth = parsed.data.permit2Authorization
   const payer = getAddress(auth.from)
@@ -50,14 +51,10 @@ export async function settlePermit2(
     simulate: context.simulateInSettle,
   })
   if (!verified) {
-    return {
-      success: false,
-      errorReason: response.invalidReason ?? REASONS.unexpectedSettleError,
-      ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
-      transaction: '',
-      network,
+    return createSettleFailure(network, response.invalidReason ?? REASONS.unexpectedSettleError, {
       payer,
-    }
+      errorMessage: response.invalidMessage,
+    })
   }
   const { net } = verified
   const gas = context.gasLimits.permit2 + (verified.contractSigner ? context.gasLimits.contractWallet : 0n)
@@ -73,13 +70,6 @@ export async function settlePermit2(
     return wait(net.relayer, sent.hash)
   } catch (error) {
     const errorMessage = error instanceof Error ? error.message : String(error)
-    return {
-      success: false,
-      errorReason: mapSettlementError('permit2', errorMessage),
-      errorMessage,
-      transaction: '',
-      network,
-      payer,
-    }
+    return createSettleFailure(network, mapSettlementError('permit2', errorMessage), { payer, errorMessage })
   }
 }
