@@ -96,6 +96,20 @@ describe('eip3009 on the devnet', () => {
     ).toEqual(first)
   })
 
+  test('behavior: concurrent verifies that together overdraw the payer are each judged alone', async () => {
+    // Funds for one payment: in one shared eth_call the second simulated transfer would fail,
+    // but each payment alone is payable, so each must verify (and a third, unfunded one not).
+    const account = privateKeyToAccount(generatePrivateKey())
+    await harness.devnet.fund({ network: BASE, address: account.address, asset: 'USDC', amount: 10_000n })
+    const payments = await Promise.all([pay(requirements(), account), pay(requirements(), account)])
+    const tooMuch = await pay(requirements({ amount: '10001' }), account)
+    const answers = await Promise.all(
+      [...payments, tooMuch].map((payment) => facilitator.verify(payment, payment.accepted)),
+    )
+    expect(answers.map((a) => a.isValid)).toEqual([true, true, false])
+    expect(answers[2]?.invalidReason).toBe('invalid_exact_evm_insufficient_balance')
+  })
+
   test('behavior: every invalid case gives its documented reason', async () => {
     const nowMs = Date.now()
     const base = requirements()

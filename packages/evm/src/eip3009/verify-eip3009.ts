@@ -15,7 +15,7 @@ import { checkExactRequirements } from '../shared/check-requirements.js'
 import { classifySignature, type SignatureCheck } from '../shared/classify-signature.js'
 import { decodeBool, decodeUint, describeRevert } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
-import type { MulticallCall } from '../shared/multicall-batcher.js'
+import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
 import { type Eip3009Message, getEip3009Digest } from '../shared/typed-data.js'
 import { encodeAuthorizationState, encodeTransferWithAuthorization } from './eip3009-calldata.js'
 
@@ -170,14 +170,32 @@ async function checkOnChain(
   if (simulate) {
     calls.push({ target: token, callData: encodeTransferWithAuthorization(message, signature.signature) })
   }
+  const interpret = (results: readonly MulticallResult[]) =>
+    interpretOnChain(results, message, signature.kind, signatureIndex, stateIndex, simulate)
   const results = await net.batcher.run(calls, {
-    debit: message.from.toLowerCase(),
-    credit: message.to.toLowerCase(),
+    conflict: {
+      debit: message.from.toLowerCase(),
+      credit: message.to.toLowerCase(),
+      exclusive: signature.kind === 'erc6492',
+    },
+    acceptShared: (shared) => interpret(shared) === undefined,
   })
-  if (signature.kind === 'erc6492' && !results[0]?.success) {
+  return interpret(results)
+}
+
+/** The verdict of the batched calls of {@link checkOnChain}: a reason, or undefined when valid. */
+function interpretOnChain(
+  results: readonly MulticallResult[],
+  message: Eip3009Message,
+  kind: VerifiedEip3009['signature']['kind'],
+  signatureIndex: number,
+  stateIndex: number,
+  simulate: boolean,
+): { reason: string; message?: string } | undefined {
+  if (kind === 'erc6492' && !results[0]?.success) {
     return { reason: REASONS.evmSmartWalletDeploymentFailed }
   }
-  if (signature.kind !== 'ecdsa') {
+  if (kind !== 'ecdsa') {
     const result = results[signatureIndex]
     if (!result?.success || !result.returnData.startsWith(ERC1271_MAGIC_VALUE)) {
       return { reason: REASONS.evmSignature }

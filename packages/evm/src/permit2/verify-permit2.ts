@@ -22,7 +22,7 @@ import { classifySignature } from '../shared/classify-signature.js'
 import { decodeUint, describeRevert } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
-import type { MulticallCall } from '../shared/multicall-batcher.js'
+import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
 import { getPermit2Digest, type Permit2Message } from '../shared/typed-data.js'
 import { encodeNonceBitmap, encodeProxyPermit2, encodeProxySettle, isNonceUsed } from './permit2-calldata.js'
 
@@ -164,10 +164,21 @@ async function checkOnChain(
       callData: encodeProxySettle(owner, message, signature),
     })
   }
+  const interpret = (results: readonly MulticallResult[]) => interpretOnChain(results, verified, simulate)
   const results = await verified.net.batcher.run(calls, {
-    debit: owner.toLowerCase(),
-    credit: message.to.toLowerCase(),
+    conflict: { debit: owner.toLowerCase(), credit: message.to.toLowerCase() },
+    acceptShared: (shared) => interpret(shared) === undefined,
   })
+  return interpret(results)
+}
+
+/** The verdict of the batched calls of {@link checkOnChain}: a reason, or undefined when valid. */
+function interpretOnChain(
+  results: readonly MulticallResult[],
+  verified: VerifiedPermit2,
+  simulate: boolean,
+): { reason: string; message?: string } | undefined {
+  const { message } = verified
   const [proxy, balanceResult, allowanceResult, bitmapResult] = results
   if (decodeUint(proxy) === undefined) {
     return { reason: REASONS.permit2ProxyNotDeployed }

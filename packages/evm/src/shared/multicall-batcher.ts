@@ -11,11 +11,27 @@ export type MulticallResult = { success: boolean; returnData: Hex }
 export type MulticallClient = Pick<PublicClient, 'call' | 'getCode'>
 
 /**
- * Whose balances a group's simulated transfer moves (lowercase addresses). Two groups conflict
- * when one debits an address the other debits or credits; conflicting groups never share an
- * `eth_call`, because state written by one simulated transfer is visible to the next one.
+ * Whose balances a group's simulated transfer moves (lowercase addresses). State written by one
+ * simulated transfer is visible to the calls after it in the same `eth_call`, so:
+ * - a group never joins a batch in which an earlier group credits the address it debits (the
+ *   credit could make an unfunded payment look funded: a false "valid");
+ * - a group may follow another group that debits the same payer only when it gives
+ *   `acceptShared`: an earlier simulated debit can only make its checks fail (lower balance or
+ *   allowance, a nonce marked used), so results it accepts are trusted, and results it refuses are
+ *   computed again with the group alone;
+ * - an `exclusive` group (one that deploys code, ERC-6492) shares its payer with no other group.
  */
-export type MulticallConflict = { debit: string; credit: string }
+export type MulticallConflict = { debit: string; credit: string; exclusive?: boolean }
+
+/** Options of one {@link MulticallBatcher.run}. */
+export type MulticallRunOptions = {
+  conflict?: MulticallConflict
+  /**
+   * Whether results computed after another group's simulated debit of the same payer stand (the
+   * group's verdict is "valid"). Without it the group never shares its payer with another group.
+   */
+  acceptShared?: (results: readonly MulticallResult[]) => boolean
+}
 
 /** Options of {@link MulticallBatcher}. */
 export type MulticallBatcherOptions = {
@@ -31,17 +47,33 @@ export type MulticallBatcherOptions = {
 
 type Pending = {
   calls: MulticallCall[]
+  /** The calls as one string: identical groups queued together are sent once. */
+  key: string
   conflict: MulticallConflict | undefined
+  acceptShared: ((results: readonly MulticallResult[]) => boolean) | undefined
+  /** Set when the group is retried alone after its shared results were refused. */
+  alone: boolean
+  /** Groups identical to this one, answered with its results. */
+  twins: Pending[]
   resolve: (results: MulticallResult[]) => void
   reject: (error: unknown) => void
 }
 
-type Batch = { groups: Pending[]; calls: number; debits: Set<string>; credits: Set<string> }
+/** A group in a batch, and whether an earlier group of the batch debited its payer. */
+type Placed = { group: Pending; shared: boolean }
+
+type Batch = {
+  groups: Placed[]
+  calls: number
+  debits: Set<string>
+  credits: Set<string>
+  exclusive: Set<string>
+}
 
 /**
  * Coalesces the calls of concurrent verifies into as few Multicall3 `aggregate3` eth_calls as
  * possible: everything queued in the same event-loop turn goes out together (split only for
- * conflicts and size). One verify thus costs a fraction of one RPC round trip under load and one
+ * conflicts and size; identical groups are sent once). One verify thus costs a fraction of one RPC round trip under load and one
  * round trip when alone.
  */
 export class MulticallBatcher {
@@ -59,14 +91,27 @@ export class MulticallBatcher {
   }
 
   /** Runs `calls` (in order, each allowed to fail) in a shared aggregate3 and returns their results. */
-  run(calls: MulticallCall[], conflict?: MulticallConflict): Promise<MulticallResult[]> {
+  run(calls: MulticallCall[], options: MulticallRunOptions = {}): Promise<MulticallResult[]> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ calls, conflict, resolve, reject })
-      if (!this.#scheduled) {
-        this.#scheduled = true
-        setImmediate(() => this.#flush())
-      }
+      this.#enqueue({
+        calls,
+        key: calls.map((c) => c.target + c.callData).join(),
+        conflict: options.conflict,
+        acceptShared: options.acceptShared,
+        alone: false,
+        twins: [],
+        resolve,
+        reject,
+      })
     })
+  }
+
+  #enqueue(group: Pending): void {
+    this.#queue.push(group)
+    if (!this.#scheduled) {
+      this.#scheduled = true
+      setImmediate(() => this.#flush())
+    }
   }
 
   #flush(): void {
@@ -74,17 +119,39 @@ export class MulticallBatcher {
     const queue = this.#queue
     this.#queue = []
     const batches: Batch[] = []
+    const byKey = new Map<string, Pending>()
     for (const group of queue) {
-      let batch = batches.find((b) => this.#fits(b, group))
-      if (!batch) {
-        batch = { groups: [], calls: 0, debits: new Set(), credits: new Set() }
+      // The same calls queued twice (one payment verified twice at once) read the same state.
+      const first = group.alone ? undefined : byKey.get(group.key)
+      if (first) {
+        first.twins.push(group)
+        continue
+      }
+      if (!group.alone) {
+        byKey.set(group.key, group)
+      }
+      let placed: Placed | undefined
+      let batch: Batch | undefined
+      for (const candidate of batches) {
+        placed = this.#place(candidate, group)
+        if (placed) {
+          batch = candidate
+          break
+        }
+      }
+      if (!batch || !placed) {
+        batch = { groups: [], calls: 0, debits: new Set(), credits: new Set(), exclusive: new Set() }
+        placed = { group, shared: false }
         batches.push(batch)
       }
-      batch.groups.push(group)
+      batch.groups.push(placed)
       batch.calls += group.calls.length
       if (group.conflict) {
         batch.debits.add(group.conflict.debit)
         batch.credits.add(group.conflict.credit)
+        if (group.conflict.exclusive) {
+          batch.exclusive.add(group.conflict.debit)
+        }
       }
     }
     for (const batch of batches) {
@@ -92,32 +159,30 @@ export class MulticallBatcher {
     }
   }
 
-  #fits(batch: Batch, group: Pending): boolean {
+  /** How `group` would sit in `batch`, or undefined when it must not join it. */
+  #place(batch: Batch, group: Pending): Placed | undefined {
     if (batch.calls > 0 && batch.calls + group.calls.length > this.#maxCalls) {
-      return false
+      return undefined
     }
     const conflict = group.conflict
     if (!conflict) {
-      return true
+      return { group, shared: false }
     }
-    return (
-      !batch.debits.has(conflict.debit) &&
-      !batch.credits.has(conflict.debit) &&
-      !batch.debits.has(conflict.credit)
-    )
+    if (batch.credits.has(conflict.debit) || batch.exclusive.has(conflict.debit)) {
+      return undefined
+    }
+    const shared = batch.debits.has(conflict.debit)
+    if (shared && (conflict.exclusive || !group.acceptShared || group.alone)) {
+      return undefined
+    }
+    return { group, shared }
   }
 
-  async #send(groups: Pending[]): Promise<void> {
+  async #send(placed: Placed[]): Promise<void> {
+    let results: readonly MulticallResult[]
     try {
-      const calls = groups.flatMap((g) => g.calls)
-      const results = (await this.#hasMulticall3())
-        ? await this.#aggregate(calls)
-        : await this.#callEach(calls)
-      let index = 0
-      for (const group of groups) {
-        group.resolve(results.slice(index, index + group.calls.length))
-        index += group.calls.length
-      }
+      const calls = placed.flatMap((p) => p.group.calls)
+      results = (await this.#hasMulticall3()) ? await this.#aggregate(calls) : await this.#callEach(calls)
     } catch (error) {
       const wrapped =
         error instanceof AppError
@@ -127,8 +192,24 @@ export class MulticallBatcher {
               cause: error,
               message: 'multicall failed',
             })
-      for (const group of groups) {
-        group.reject(wrapped)
+      for (const { group } of placed) {
+        for (const each of [group, ...group.twins]) {
+          each.reject(wrapped)
+        }
+      }
+      return
+    }
+    let index = 0
+    for (const { group, shared } of placed) {
+      const slice = results.slice(index, index + group.calls.length)
+      index += group.calls.length
+      if (shared && !group.acceptShared?.(slice)) {
+        // An earlier simulated debit of the same payer may be why it failed: ask again alone.
+        this.#enqueue({ ...group, alone: true })
+        continue
+      }
+      for (const each of [group, ...group.twins]) {
+        each.resolve(slice)
       }
     }
   }
