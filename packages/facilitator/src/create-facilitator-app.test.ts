@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { describe, expect, test } from 'vitest'
 import { createFacilitator, type FacilitatorDeps } from './create-facilitator.js'
@@ -183,5 +186,58 @@ describe('createFacilitatorApp', () => {
       headers: { Authorization: 'Bearer t' },
     })
     expect(await settle.json()).toMatchObject({ success: true })
+  })
+})
+
+// Served by @hono/node-server the app reads bodies from the Node request, not a Web stream.
+describe('createFacilitatorApp over @hono/node-server', () => {
+  async function listen(options: FacilitatorAppOptions = {}) {
+    const { app } = setup(options)
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+    await once(server, 'listening')
+    const { port } = server.address() as AddressInfo
+    return { url: `http://127.0.0.1:${port}`, close: () => new Promise((done) => server.close(done)) }
+  }
+
+  test('behavior: verifies a body read from the Node request; malformed JSON is 400', async () => {
+    const { url, close } = await listen()
+    try {
+      const body = JSON.stringify(buildFakeRequest())
+      const verify = await fetch(`${url}/verify`, { method: 'POST', body })
+      expect(await verify.json()).toMatchObject({ isValid: true })
+      const broken = await fetch(`${url}/settle`, { method: 'POST', body: body.slice(0, -3) })
+      expect(broken.status).toBe(400)
+      expect(await broken.json()).toMatchObject({ error: 'invalid_json' })
+    } finally {
+      await close()
+    }
+  })
+
+  test('behavior: a body over the limit is 413, declared or streamed without a length', async () => {
+    const { url, close } = await listen({ bodyLimitBytes: 1024 })
+    try {
+      const big = JSON.stringify(buildFakeRequest({ payload: { padding: 'x'.repeat(2000) } }))
+      const declared = await fetch(`${url}/verify`, { method: 'POST', body: big })
+      expect(declared.status).toBe(413)
+      // A stream body goes out chunked: no Content-Length, so the limit applies while reading.
+      const chunks = [big.slice(0, 900), big.slice(900)]
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.shift()
+          next === undefined ? controller.close() : controller.enqueue(new TextEncoder().encode(next))
+        },
+      })
+      const streamed = await fetch(`${url}/settle`, {
+        method: 'POST',
+        body: stream,
+        duplex: 'half',
+      } as RequestInit)
+      expect(streamed.status).toBe(413)
+      expect(await streamed.json()).toMatchObject({ error: 'payload_too_large' })
+      const small = await fetch(`${url}/verify`, { method: 'POST', body: JSON.stringify(buildFakeRequest()) })
+      expect(small.status).toBe(200)
+    } finally {
+      await close()
+    }
   })
 })

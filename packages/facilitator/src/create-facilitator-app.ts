@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { AppError } from '@tollgate/core'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import type { Facilitator } from './create-facilitator.js'
 import { getErrorStatus, toErrorBody } from './errors.js'
 import { type Logger, silentLogger } from './logger.js'
+import { readBodyText } from './read-body-text.js'
 import { parseAndMarkFacilitatorRequest } from './route-facilitator-request.js'
 
 /** Options of {@link createFacilitatorApp}. */
@@ -27,23 +27,14 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   const logger = options.logger ?? silentLogger
   const limitBytes = options.bodyLimitBytes ?? 64 * 1024
   const auth = createBearerAuth(options.authToken)
-  const limit = bodyLimit({
-    maxSize: limitBytes,
-    onError: () => {
-      throw new AppError('payload_too_large', {
-        context: { limitBytes },
-        message: `request body is larger than ${limitBytes} bytes`,
-      })
-    },
-  })
   const app = new Hono()
 
   app.get('/health', async (c) => c.json(await facilitator.getHealth()))
-  app.post('/verify', auth, limit, async (c) =>
-    c.json(await facilitator.verify(parseAndMarkFacilitatorRequest(await readJson(c)))),
+  app.post('/verify', auth, async (c) =>
+    c.json(await facilitator.verify(parseAndMarkFacilitatorRequest(await readJson(c, limitBytes)))),
   )
-  app.post('/settle', auth, limit, async (c) =>
-    c.json(await facilitator.settle(parseAndMarkFacilitatorRequest(await readJson(c)))),
+  app.post('/settle', auth, async (c) =>
+    c.json(await facilitator.settle(parseAndMarkFacilitatorRequest(await readJson(c, limitBytes)))),
   )
   app.get('/supported', auth, async (c) => c.json(await facilitator.getSupported()))
   app.get('/metrics', auth, async (c) => {
@@ -62,8 +53,8 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   return app
 }
 
-async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text()
+async function readJson(c: Context, limitBytes: number): Promise<unknown> {
+  const text = await readBodyText(c, limitBytes)
   try {
     return JSON.parse(text)
   } catch (cause) {
