@@ -1,8 +1,12 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import { eip3009Abi } from '../abis.js'
+import { createCallEncoder } from '../shared/call-encoder.js'
 import type { Eip3009Message } from '../shared/typed-data.js'
 
-const [transferVrs, transferBytes, authorizationState] = eip3009Abi
+const [transferVrsItem, transferBytesItem, authorizationStateItem] = eip3009Abi
+const transferVrs = createCallEncoder(transferVrsItem)
+const transferBytes = createCallEncoder(transferBytesItem)
+const authorizationState = createCallEncoder(authorizationStateItem)
 
 /** Calldata of `transferWithAuthorization`: the `(v, r, s)` overload for 65-byte signatures, else `bytes`. */
 export function encodeTransferWithAuthorization(message: Eip3009Message, signature: Hex): Hex {
@@ -16,15 +20,17 @@ export function encodeTransferWithAuthorization(message: Eip3009Message, signatu
   ] as const
   if (signature.length === 132) {
     const v = Number.parseInt(signature.slice(130, 132), 16)
-    return encodeFunctionData({
-      abi: [transferVrs],
-      args: [...args, v < 27 ? v + 27 : v, `0x${signature.slice(2, 66)}`, `0x${signature.slice(66, 130)}`],
-    })
+    return transferVrs([
+      ...args,
+      v < 27 ? v + 27 : v,
+      `0x${signature.slice(2, 66)}`,
+      `0x${signature.slice(66, 130)}`,
+    ])
   }
-  return encodeFunctionData({ abi: [transferBytes], args: [...args, signature] })
+  return transferBytes([...args, signature])
 }
 
 /** Calldata of `authorizationState(authorizer, nonce)`. */
 export function encodeAuthorizationState(authorizer: Address, nonce: Hex): Hex {
-  return encodeFunctionData({ abi: [authorizationState], args: [authorizer, nonce] })
+  return authorizationState([authorizer, nonce])
 }
