@@ -163,7 +163,7 @@ function summarize(results: Record<string, { verify: Stats; settle: Record<strin
       verify: {
         seconds: VERIFY_SECONDS,
         connections: VERIFY_CONNECTIONS,
-        payload: '64 distinct valid payments, cycled',
+        payload: '64 distinct valid payments from one payer, one round robin across connections',
       },
       settle: SETTLE_RUNS,
       ours: 'createFacilitator + createFacilitatorApp; settlement store on PGlite ("ours", "ours-1key") or PostgreSQL ("ours-pg"); 4 relayer keys unless "-1key"',
@@ -220,11 +220,16 @@ async function benchVerify(url: string, manifest: DevnetManifest): Promise<Verif
   if (!answer.isValid) {
     throw new Error(`verify probe failed: ${JSON.stringify(answer)}`)
   }
+  let next = 0
   const result = await autocannon({
     url: `${url}/verify`,
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    requests: bodies.map((b, i) => ({ method: 'POST', body: bodies[(i * 7) % bodies.length] ?? b })),
+    // One round robin over the payments shared by all connections, so the requests in flight at
+    // any moment carry distinct payments (per-connection lists would start in lockstep).
+    requests: [
+      { method: 'POST', setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) },
+    ],
     connections: VERIFY_CONNECTIONS,
     duration: VERIFY_SECONDS,
   })
