@@ -180,6 +180,31 @@ describe('MulticallBatcher', () => {
     expect(covers(6n)(a ?? [])).toBe(true)
   })
 
+  it('holds calls while maxInFlight eth_calls await the node, then sends them together', async () => {
+    const chain = createToyChain({ [PAYER_A]: 10n, [PAYER_B]: 10n })
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const slowClient: MulticallClient = {
+      getCode: chain.client.getCode,
+      call: async (args) => {
+        await gate
+        return chain.client.call(args)
+      },
+    }
+    const batcher = new MulticallBatcher(slowClient, { maxInFlight: 1 })
+    const first = batcher.run(payment(PAYER_A, 1n))
+    await new Promise((resolve) => setImmediate(resolve))
+    // The first eth_call is out: these three wait for it, then share one.
+    const rest = [2n, 3n, 4n].map((amount) => batcher.run(payment(PAYER_B, amount)))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(chain.sent).toHaveLength(0)
+    release()
+    await Promise.all([first, ...rest])
+    expect(chain.sent.map((calls) => calls.length)).toEqual([2, 6])
+  })
+
   it('rejects every caller, twins included, with rpc_failed when the node fails', async () => {
     const chain = createToyChain({ [PAYER_A]: 10n })
     chain.fail()

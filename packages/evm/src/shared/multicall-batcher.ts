@@ -43,6 +43,12 @@ export type MulticallBatcherOptions = {
   address?: Address
   /** Upper bound of calls in one `eth_call` (keeps it far below the node's gas cap). */
   maxCallsPerBatch?: number
+  /**
+   * How many `eth_call`s may be awaiting the node at once (default 2). Calls queued while the
+   * limit is reached go out together when one answers, so batches grow with load instead of the
+   * node getting one small request per event-loop turn; an idle batcher sends at once.
+   */
+  maxInFlight?: number
 }
 
 type Pending = {
@@ -80,6 +86,8 @@ export class MulticallBatcher {
   readonly #client: MulticallClient
   readonly #address: Address
   readonly #maxCalls: number
+  readonly #maxInFlight: number
+  #inFlight = 0
   #queue: Pending[] = []
   #scheduled = false
   #multicall3: Promise<boolean> | undefined
@@ -88,6 +96,7 @@ export class MulticallBatcher {
     this.#client = client
     this.#address = options.address ?? MULTICALL3_ADDRESS
     this.#maxCalls = options.maxCallsPerBatch ?? 240
+    this.#maxInFlight = options.maxInFlight ?? 2
   }
 
   /** Runs `calls` (in order, each allowed to fail) in a shared aggregate3 and returns their results. */
@@ -108,7 +117,11 @@ export class MulticallBatcher {
 
   #enqueue(group: Pending): void {
     this.#queue.push(group)
-    if (!this.#scheduled) {
+    this.#schedule()
+  }
+
+  #schedule(): void {
+    if (!this.#scheduled && this.#queue.length > 0) {
       this.#scheduled = true
       setImmediate(() => this.#flush())
     }
@@ -116,6 +129,9 @@ export class MulticallBatcher {
 
   #flush(): void {
     this.#scheduled = false
+    if (this.#inFlight >= this.#maxInFlight || this.#queue.length === 0) {
+      return // #send flushes again when an eth_call answers.
+    }
     const queue = this.#queue
     this.#queue = []
     const batches: Batch[] = []
@@ -180,6 +196,7 @@ export class MulticallBatcher {
 
   async #send(placed: Placed[]): Promise<void> {
     let results: readonly MulticallResult[]
+    this.#inFlight += 1
     try {
       const calls = placed.flatMap((p) => p.group.calls)
       results = (await this.#hasMulticall3()) ? await this.#aggregate(calls) : await this.#callEach(calls)
@@ -198,6 +215,9 @@ export class MulticallBatcher {
         }
       }
       return
+    } finally {
+      this.#inFlight -= 1
+      this.#schedule()
     }
     let index = 0
     for (const { group, shared } of placed) {
