@@ -195,11 +195,7 @@ export function formatTransaction(
       : encoding === 'base58'
         ? [getBase58Decoder().decode(decoded.wire), 'base58']
         : {
-            signatures: decoded.message.staticAccounts
-              .slice(0, decoded.message.header.numSignerAccounts)
-              .map((signer) =>
-                getBase58Decoder().decode(decoded.transaction.signatures[signer] ?? new Uint8Array(64)),
-              ),
+            signatures: decoded.signatures.map((signature) => getBase58Decoder().decode(signature)),
             message: formatMessage(record, encoding === 'jsonParsed'),
           }
   return {

@@ -1,15 +1,23 @@
-import { getBase58Encoder, getBase64Decoder, getCompiledTransactionMessageDecoder } from '@solana/kit'
+import { getBase58Encoder, getBase64Decoder } from '@solana/kit'
 import {
-  type CompiledMessage,
   computeTransactionFee,
   type DecodedTransaction,
+  decodeWireMessage,
   decodeWireTransaction,
   replaceRecentBlockhash,
+  toLatin1,
 } from './decode-wire-transaction.js'
 import { formatAccount } from './format-account.js'
 import { formatInnerInstructions, formatTransaction } from './format-transaction.js'
 import { createInvalidParamsError, RpcError, RpcErrorCode } from './rpc-error.js'
-import { decodeBinary, readAddress, readConfig, readString, withContext } from './rpc-params.js'
+import {
+  decodeBinary,
+  readAddress,
+  readConfig,
+  readString,
+  toJsonInteger,
+  withContext,
+} from './rpc-params.js'
 import type { RpcHandler } from './rpc-server.js'
 import type { ExecutionResult, SolanaChain } from './solana-chain.js'
 import { describeTransactionError } from './transaction-error.js'
@@ -30,12 +38,11 @@ function formatSimulation(
           return formatAccount(chain, state, { encoding: accountsConfig.encoding ?? 'base64' })
         })
       : null
-  const keys = chain.resolveAccountKeys(decoded).accountKeys
   return {
     err: execution.err,
     logs: execution.logs,
     accounts,
-    unitsConsumed: execution.unitsConsumed,
+    unitsConsumed: toJsonInteger(execution.unitsConsumed),
     returnData: execution.returnData
       ? {
           programId: execution.returnData.programId,
@@ -43,7 +50,11 @@ function formatSimulation(
         }
       : null,
     innerInstructions: options.innerInstructions
-      ? formatInnerInstructions(keys, execution.innerInstructions, true)
+      ? formatInnerInstructions(
+          chain.resolveAccountKeys(decoded).accountKeys,
+          execution.innerInstructions,
+          true,
+        )
       : null,
     replacementBlockhash: options.replacementBlockhash ?? null,
   }
@@ -57,10 +68,15 @@ function simulateTransaction(chain: SolanaChain, params: unknown[]) {
   }
   let replacementBlockhash: unknown
   if (config.replaceRecentBlockhash === true) {
-    replacementBlockhash = chain.getLatestBlockhash()
-    decoded = replaceRecentBlockhash(decoded, chain.getLatestBlockhash().blockhash)
+    const latest = chain.getLatestBlockhash()
+    replacementBlockhash = latest
+    decoded = replaceRecentBlockhash(decoded, new Uint8Array(getBase58Encoder().encode(latest.blockhash)))
   }
-  const execution = chain.simulate(decoded, { sigVerify: config.sigVerify === true })
+  const execution = chain.simulate(decoded, {
+    sigVerify: config.sigVerify === true,
+    innerInstructions: config.innerInstructions === true,
+    postAccounts: config.accounts !== undefined && config.accounts !== null,
+  })
   if (config.sigVerify === true && execution.err === 'SignatureFailure') {
     throw new RpcError(
       RpcErrorCode.transactionSignatureVerificationFailure,
@@ -83,7 +99,7 @@ function sendTransaction(chain: SolanaChain, params: unknown[]): string {
   const config = readConfig(params, 1)
   const decoded = decodeWireTransaction(decodeBinary(readString(params, 0), config.encoding))
   if (config.skipPreflight !== true) {
-    const preflight = chain.simulate(decoded, { sigVerify: true })
+    const preflight = chain.simulate(decoded, { sigVerify: true, innerInstructions: false })
     if (preflight.err === 'SignatureFailure') {
       throw new RpcError(
         RpcErrorCode.transactionSignatureVerificationFailure,
@@ -125,18 +141,12 @@ function getSignatureStatuses(chain: SolanaChain, params: unknown[]) {
 
 function getFeeForMessage(chain: SolanaChain, params: unknown[]) {
   const bytes = decodeBinary(readString(params, 0), 'base64')
-  let message: CompiledMessage
-  try {
-    const decodedMessage = getCompiledTransactionMessageDecoder().decode(bytes)
-    if (decodedMessage.version === 1) {
-      throw new TypeError('unsupported transaction version 1')
-    }
-    message = decodedMessage
-  } catch {
+  const message = decodeWireMessage(bytes)
+  if (!message) {
     throw createInvalidParamsError('Invalid params: invalid message')
   }
-  const blockhash = message.lifetimeToken
-  return withContext(chain, chain.isBlockhashValid(blockhash) ? computeTransactionFee(message) : null)
+  const blockhash = toLatin1(bytes.subarray(message.blockhashOffset, message.blockhashOffset + 32))
+  return withContext(chain, chain.isBlockhashKeyValid(blockhash) ? computeTransactionFee(message) : null)
 }
 
 function getSignaturesForAddress(chain: SolanaChain, params: unknown[]) {

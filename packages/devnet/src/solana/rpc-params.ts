@@ -1,4 +1,4 @@
-import { type Address, getBase58Encoder, getBase64Encoder, isAddress } from '@solana/kit'
+import { type Address, getBase58Encoder, isAddress } from '@solana/kit'
 import { createInvalidParamsError } from './rpc-error.js'
 import type { SolanaChain } from './solana-chain.js'
 
@@ -51,21 +51,33 @@ export function decodeBinary(value: string, encoding: unknown): Uint8Array {
       `Invalid params: unsupported encoding: ${String(name)}. Supported encodings: base58, base64`,
     )
   }
+  if (name === 'base64') {
+    // Buffer skips characters outside the alphabet, so the alphabet is checked first.
+    if (!BASE64.test(value)) {
+      throw createInvalidParamsError('Invalid params: invalid base64 encoding')
+    }
+    return Buffer.from(value, 'base64')
+  }
   try {
-    return new Uint8Array(
-      name === 'base58' ? getBase58Encoder().encode(value) : getBase64Encoder().encode(value),
-    )
+    return new Uint8Array(getBase58Encoder().encode(value))
   } catch {
     throw createInvalidParamsError(`Invalid params: invalid ${name} encoding`)
   }
 }
 
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
 /** The `{ context, value }` wrapper of the RPC's contextual responses. */
 export function withContext(
   chain: SolanaChain,
   value: unknown,
-): { context: { apiVersion: string; slot: bigint }; value: unknown } {
-  return { context: { apiVersion: SOLANA_API_VERSION, slot: chain.slot }, value }
+): { context: { apiVersion: string; slot: number | bigint }; value: unknown } {
+  return { context: { apiVersion: SOLANA_API_VERSION, slot: toJsonInteger(chain.slot) }, value }
+}
+
+/** A u64 as a plain number when it is a safe integer (cheaper to serialize), else the bigint. */
+export function toJsonInteger(value: bigint): number | bigint {
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value
 }
 
 /** The agave version the devnet reports in `getVersion` and response contexts. */

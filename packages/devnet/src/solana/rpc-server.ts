@@ -14,7 +14,16 @@ type JsonRpcResponse = { jsonrpc: '2.0'; id: unknown } & (
 )
 
 // u64 values (lamports, rentEpoch, supply) exceed 2^53: emit bigints as bare JSON numbers, as the real RPC does.
+// Most responses hold none (handlers return safe integers as numbers), so the replacer pass runs only
+// when plain JSON.stringify refuses a bigint.
 function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value)
+  } catch (error) {
+    if (!(error instanceof TypeError)) {
+      throw error
+    }
+  }
   return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `__bigint__${v}` : v)).replace(
     /"__bigint__(\d+)"/g,
     '$1',
@@ -63,12 +72,17 @@ async function handleCall(
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of request) {
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () =>
+      resolve(
+        chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+      ),
+    )
+    request.on('error', reject)
+  })
 }
 
 async function respond(
@@ -95,7 +109,7 @@ async function respond(
     body = JSON.parse(await readBody(request))
   } catch {
     const parseError = toErrorResponse(null, new RpcError(RpcErrorCode.parseError, 'Parse error'))
-    response.writeHead(200, { 'content-type': 'application/json' }).end(stringifyJson(parseError))
+    sendJson(response, stringifyJson(parseError))
     return
   }
   let payload: unknown
@@ -109,9 +123,14 @@ async function respond(
   } else {
     payload = await handleCall(methods, body)
   }
+  sendJson(response, payload === undefined ? '' : stringifyJson(payload))
+}
+
+// With a Content-Length the body goes out as is; without, Node frames it in chunked encoding.
+function sendJson(response: ServerResponse, text: string) {
   response
-    .writeHead(200, { 'content-type': 'application/json' })
-    .end(payload === undefined ? '' : stringifyJson(payload))
+    .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+    .end(text)
 }
 
 /** Serves JSON-RPC 2.0 (single and batch requests) over HTTP POST on 127.0.0.1, on an OS-assigned port unless given. */
@@ -119,7 +138,9 @@ export async function startRpcServer(methods: Record<string, RpcHandler>, port =
   const server = createServer((request, response) => {
     respond(methods, request, response).catch(() => response.writeHead(500).end())
   })
-  server.keepAliveTimeout = 1000
+  // Advertised as `Keep-Alive: timeout=30`. With 1 s, fetch (undici, which kit's createSolanaRpc uses)
+  // judged the connection too close to expiry to reuse and opened a new one for every request.
+  server.keepAliveTimeout = 30_000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, '127.0.0.1', resolve)

@@ -1,9 +1,16 @@
-import { type Address, type Blockhash, getAddressDecoder, type ReadonlyUint8Array } from '@solana/kit'
-import { FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm'
+import {
+  type Address,
+  type Blockhash,
+  getAddressDecoder,
+  getBase58Encoder,
+  type ReadonlyUint8Array,
+} from '@solana/kit'
+import { type Account, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm'
 import {
   computeTransactionFee,
   type DecodedTransaction,
   readLookupTableAddresses,
+  toLatin1,
   verifyTransactionSignatures,
 } from './decode-wire-transaction.js'
 import { decodeMint, decodeTokenAccount, isTokenProgram, toUiTokenAmount } from './token-layout.js'
@@ -43,6 +50,31 @@ export type ExecutionResult = {
   >
 }
 
+/** What a simulation reports beyond err/logs/units/return data (each costs work, so only on request). */
+export type SimulationOptions = { sigVerify: boolean; innerInstructions?: boolean; postAccounts?: boolean }
+
+// LiteSVM's native instance, which takes wire bytes and raw keys; its JS wrapper re-encodes kit
+// transactions and base58 addresses on every call.
+type NativeSimulation = {
+  meta(): TransactionMetadata
+  postAccounts(): { address: Uint8Array; account(): Account }[]
+}
+type NativeLiteSvm = {
+  getBalance(pubkey: Uint8Array): bigint | null
+  simulateLegacyTransaction(tx: Uint8Array): NativeSimulation | FailedTransactionMetadata
+  simulateVersionedTransaction(tx: Uint8Array): NativeSimulation | FailedTransactionMetadata
+  sendLegacyTransaction(tx: Uint8Array): TransactionMetadata | FailedTransactionMetadata
+  sendVersionedTransaction(tx: Uint8Array): TransactionMetadata | FailedTransactionMetadata
+}
+
+function nativeOf(svm: LiteSVM): NativeLiteSvm {
+  const native = (svm as unknown as { inner?: Partial<NativeLiteSvm> }).inner
+  if (typeof native?.simulateVersionedTransaction !== 'function' || typeof native.getBalance !== 'function') {
+    throw new Error('litesvm: the LiteSVM wrapper no longer exposes its native instance as `inner`')
+  }
+  return native as NativeLiteSvm
+}
+
 /** A transaction that landed in a block: everything getTransaction and getSignatureStatuses report. */
 export type TransactionRecord = ExecutionResult & {
   decoded: DecodedTransaction
@@ -64,17 +96,27 @@ export type TransactionRecord = ExecutionResult & {
  */
 export class SolanaChain {
   readonly svm: LiteSVM
+  private readonly native: NativeLiteSvm
   slot = 1n
+  /** Block height at which each recent blockhash was produced, by the blockhash's bytes (latin1). */
   private readonly blockhashes = new Map<string, bigint>()
   private readonly records = new Map<string, TransactionRecord>()
+  /** First-signature bytes (latin1) of every landed transaction: duplicate checks without base58. */
+  private readonly landed = new Set<string>()
   private readonly byAddress = new Map<string, string[]>()
   transactionCount = 0n
 
   constructor() {
     // Signatures and blockhash age are checked here (LiteSVM only knows one blockhash); history is ours too.
     this.svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n)
-    this.blockhashes.set(this.svm.latestBlockhash(), this.slot)
+    this.native = nativeOf(this.svm)
+    this.rememberLatestBlockhash()
     this.syncClock()
+  }
+
+  private rememberLatestBlockhash(): void {
+    const bytes = new Uint8Array(getBase58Encoder().encode(this.svm.latestBlockhash()))
+    this.blockhashes.set(toLatin1(bytes), this.slot)
   }
 
   /** Block height; equals the slot since this chain never skips a slot. */
@@ -92,7 +134,18 @@ export class SolanaChain {
 
   /** Whether a transaction with this blockhash could still land in the current block. */
   isBlockhashValid(blockhash: string): boolean {
-    const height = this.blockhashes.get(blockhash)
+    let bytes: Uint8Array
+    try {
+      bytes = new Uint8Array(getBase58Encoder().encode(blockhash))
+    } catch {
+      return false
+    }
+    return bytes.length === 32 && this.isBlockhashKeyValid(toLatin1(bytes))
+  }
+
+  /** {@link isBlockhashValid} for a blockhash's bytes as a latin1 string. */
+  isBlockhashKeyValid(key: string): boolean {
+    const height = this.blockhashes.get(key)
     return height !== undefined && height + BLOCKHASH_VALIDITY_BLOCKS >= this.blockHeight
   }
 
@@ -101,7 +154,7 @@ export class SolanaChain {
     for (let i = 0; i < count; i++) {
       this.slot++
       this.svm.expireBlockhash()
-      this.blockhashes.set(this.svm.latestBlockhash(), this.slot)
+      this.rememberLatestBlockhash()
     }
     for (const [hash, height] of this.blockhashes) {
       if (height + 2n * BLOCKHASH_VALIDITY_BLOCKS < this.slot) {
@@ -128,24 +181,35 @@ export class SolanaChain {
     return [...(this.byAddress.get(address) ?? [])].reverse()
   }
 
-  /** Runs a transaction against current state without committing it (signatures checked only if asked). */
-  simulate(decoded: DecodedTransaction, options: { sigVerify: boolean }): ExecutionResult {
+  /**
+   * Runs a transaction against current state without committing it (signatures checked only if
+   * asked); inner instructions and post-simulation accounts are collected only when asked for.
+   */
+  simulate(decoded: DecodedTransaction, options: SimulationOptions): ExecutionResult {
     const rejection = this.checkAdmission(decoded, options.sigVerify)
     if (rejection) {
       return emptyExecution(rejection)
     }
-    const result = this.svm.simulateTransaction(decoded.transaction)
+    const result =
+      decoded.version === 'legacy'
+        ? this.native.simulateLegacyTransaction(decoded.wire)
+        : this.native.simulateVersionedTransaction(decoded.wire)
+    const inner = options.innerInstructions === true
     if (result instanceof FailedTransactionMetadata) {
-      return toExecution(result.meta(), toTransactionErrorJson(result.err()))
+      return toExecution(result.meta(), toTransactionErrorJson(result.err()), inner)
     }
-    const execution = toExecution(result.meta(), null)
-    for (const account of result.postAccounts()) {
-      execution.postAccounts.set(account.address, {
-        lamports: account.lamports,
-        data: account.data,
-        owner: account.programAddress,
-        executable: account.executable,
-      })
+    const execution = toExecution(result.meta(), null, inner)
+    if (options.postAccounts === true) {
+      const decoder = getAddressDecoder()
+      for (const entry of result.postAccounts()) {
+        const account = entry.account()
+        execution.postAccounts.set(decoder.decode(entry.address), {
+          lamports: account.lamports(),
+          data: account.data(),
+          owner: decoder.decode(account.owner()),
+          executable: account.executable(),
+        })
+      }
     }
     return execution
   }
@@ -163,7 +227,10 @@ export class SolanaChain {
     const { accountKeys, loadedAddresses } = this.resolveAccountKeys(decoded)
     const preBalances = accountKeys.map((key) => this.svm.getBalance(key) ?? 0n)
     const preTokenBalances = this.readTokenBalances(accountKeys)
-    const result = this.svm.sendTransaction(decoded.transaction)
+    const result =
+      decoded.version === 'legacy'
+        ? this.native.sendLegacyTransaction(decoded.wire)
+        : this.native.sendVersionedTransaction(decoded.wire)
     const postBalances = accountKeys.map((key) => this.svm.getBalance(key) ?? 0n)
     const failed = result instanceof FailedTransactionMetadata
     const err = failed ? toTransactionErrorJson(result.err()) : null
@@ -171,7 +238,7 @@ export class SolanaChain {
     if (failed && postBalances[0] === preBalances[0]) {
       return { landed: false, err }
     }
-    const execution = toExecution(failed ? result.meta() : result, err)
+    const execution = toExecution(failed ? result.meta() : result, err, true)
     const record: TransactionRecord = {
       ...execution,
       decoded,
@@ -179,13 +246,14 @@ export class SolanaChain {
       blockTime: Math.floor(Date.now() / 1000),
       accountKeys,
       loadedAddresses,
-      fee: computeTransactionFee(decoded.message),
+      fee: computeTransactionFee(decoded),
       preBalances,
       postBalances,
       preTokenBalances,
       postTokenBalances: this.readTokenBalances(accountKeys),
     }
     this.records.set(decoded.signature, record)
+    this.landed.add(decoded.signatureKey)
     for (const key of new Set(accountKeys)) {
       const list = this.byAddress.get(key) ?? []
       list.push(decoded.signature)
@@ -200,18 +268,18 @@ export class SolanaChain {
     if (sigVerify && !verifyTransactionSignatures(decoded)) {
       return 'SignatureFailure'
     }
-    if (this.records.has(decoded.signature)) {
+    if (this.landed.has(decoded.signatureKey)) {
       return 'AlreadyProcessed'
     }
-    if (!this.isBlockhashValid(decoded.message.lifetimeToken)) {
+    if (!this.isBlockhashKeyValid(decoded.blockhashKey)) {
       return 'BlockhashNotFound'
     }
-    const feePayer = decoded.message.staticAccounts[0]
-    const balance = feePayer ? (this.svm.getBalance(feePayer) ?? 0n) : 0n
+    const feePayer = decoded.staticKeys[0]
+    const balance = feePayer ? (this.native.getBalance(feePayer) ?? 0n) : 0n
     if (balance === 0n) {
       return 'AccountNotFound'
     }
-    if (balance < computeTransactionFee(decoded.message)) {
+    if (balance < computeTransactionFee(decoded)) {
       return 'InsufficientFundsForFee'
     }
     return null
@@ -281,16 +349,18 @@ function emptyExecution(err: TransactionErrorJson): ExecutionResult {
   }
 }
 
-function toExecution(meta: TransactionMetadata, err: TransactionErrorJson | null): ExecutionResult {
+function toExecution(
+  meta: TransactionMetadata,
+  err: TransactionErrorJson | null,
+  withInnerInstructions: boolean,
+): ExecutionResult {
   const returnData = meta.returnData()
   const returnBytes = returnData.data()
-  const returnProgram = getAddressDecoder().decode(returnData.programId())
   return {
     err,
     logs: meta.logs(),
     unitsConsumed: meta.computeUnitsConsumed(),
-    innerInstructions: meta
-      .innerInstructions()
+    innerInstructions: (withInnerInstructions ? meta.innerInstructions() : [])
       .map((group, index) => ({
         index,
         instructions: group.map((inner) => {
@@ -305,7 +375,10 @@ function toExecution(meta: TransactionMetadata, err: TransactionErrorJson | null
       }))
       .filter((group) => group.instructions.length > 0),
     // The runtime reports return data only when a program set some.
-    returnData: returnBytes.length > 0 ? { programId: returnProgram, data: returnBytes } : null,
+    returnData:
+      returnBytes.length > 0
+        ? { programId: getAddressDecoder().decode(returnData.programId()), data: returnBytes }
+        : null,
     postAccounts: new Map(),
   }
 }

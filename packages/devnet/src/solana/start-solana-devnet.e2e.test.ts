@@ -267,6 +267,59 @@ describe('startSolanaDevnet', () => {
     expect(verified.error?.code).toBe(-32003)
   })
 
+  test('behavior: simulateTransaction reports accounts and inner instructions on request and can replace the blockhash', async () => {
+    const recipient = await newRecipient()
+    const { value: lifetime } = await rpc.getLatestBlockhash().send()
+    const wire = getBase64EncodedWireTransaction(
+      await buildTransfer(recipient, 7n, { partial: true, blockhash: lifetime }),
+    )
+    const plain = await callRaw('simulateTransaction', [wire, { encoding: 'base64' }])
+    expect(plain.result).toMatchObject({ value: { err: null, accounts: null, innerInstructions: null } })
+    const source = await ataOf(payer.address)
+    const detailed = await callRaw('simulateTransaction', [
+      wire,
+      { encoding: 'base64', innerInstructions: true, accounts: { addresses: [source], encoding: 'base64' } },
+    ])
+    const value = (
+      detailed.result as { value: { accounts: { data: [string, string] }[]; innerInstructions: unknown } }
+    ).value
+    expect(value.innerInstructions).toEqual([])
+    const data = Buffer.from(value.accounts[0]?.data[0] ?? '', 'base64')
+    const before = (await rpc.getTokenAccountBalance(source).send()).value.amount
+    expect(data.readBigUInt64LE(64)).toBe(BigInt(before) - 7n)
+
+    devnet.advanceBlocks(151)
+    const stale = await callRaw('simulateTransaction', [wire, { encoding: 'base64' }])
+    expect(stale.result).toMatchObject({ value: { err: 'BlockhashNotFound' } })
+    const replaced = await callRaw('simulateTransaction', [
+      wire,
+      { encoding: 'base64', replaceRecentBlockhash: true },
+    ])
+    const { value: latest } = await rpc.getLatestBlockhash().send()
+    expect(replaced.result).toMatchObject({
+      value: { err: null, replacementBlockhash: { blockhash: latest.blockhash } },
+    })
+  })
+
+  test('error: malformed transactions are -32602 and a landed one is AlreadyProcessed', async () => {
+    expect((await callRaw('simulateTransaction', ['AAAA', { encoding: 'base64' }])).error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid params: failed to deserialize/),
+    })
+    expect(
+      (await callRaw('simulateTransaction', ['not base64!', { encoding: 'base64' }])).error,
+    ).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: invalid base64 encoding',
+    })
+    const wire = getBase64EncodedWireTransaction(await buildTransfer(await newRecipient(), 1n))
+    expect(typeof (await callRaw('sendTransaction', [wire, { encoding: 'base64' }])).result).toBe('string')
+    expect((await callRaw('sendTransaction', [wire, { encoding: 'base64' }])).error).toMatchObject({
+      code: -32002,
+      data: { err: 'AlreadyProcessed' },
+    })
+  })
+
   test('error: a blockhash older than 150 blocks is refused with Blockhash not found', async () => {
     const recipient = await newRecipient()
     const { value: lifetime } = await rpc.getLatestBlockhash().send()
