@@ -1,7 +1,7 @@
 import { AppError } from '@tollgate/core'
-import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, type PublicClient } from 'viem'
-import { multicall3Abi } from '../abis.js'
+import type { Address, Hex, PublicClient } from 'viem'
 import { MULTICALL3_ADDRESS } from '../constants.js'
+import { decodeAggregate3, encodeAggregate3 } from './aggregate3.js'
 
 /** One call inside a Multicall3 `aggregate3` (always `allowFailure: true`). */
 export type MulticallCall = { target: Address; callData: Hex }
@@ -235,16 +235,22 @@ export class MulticallBatcher {
   }
 
   async #aggregate(calls: MulticallCall[]): Promise<readonly MulticallResult[]> {
-    const args = [calls.map((c) => ({ ...c, allowFailure: true }))] as const
-    const data = encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args })
-    const { data: returned } = await this.#client.call({ to: this.#address, data })
+    const { data: returned } = await this.#client.call({ to: this.#address, data: encodeAggregate3(calls) })
     if (!returned) {
       throw new AppError('rpc_failed', {
         context: { method: 'eth_call' },
         message: 'aggregate3 returned no data',
       })
     }
-    return decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: returned })
+    try {
+      return decodeAggregate3(returned)
+    } catch (cause) {
+      throw new AppError('rpc_failed', {
+        context: { method: 'eth_call' },
+        cause,
+        message: 'aggregate3 returned malformed data',
+      })
+    }
   }
 
   #callEach(calls: MulticallCall[]): Promise<MulticallResult[]> {
