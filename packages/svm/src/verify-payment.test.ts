@@ -35,10 +35,14 @@ let facilitator: SolanaFacilitator
 
 // A fake RPC: simulation succeeds unless a test says otherwise; nothing else is called by verify.
 let simulationErr: unknown = null
+let rpcDown = false
 const rpc = {
   simulateTransaction: () => ({
     send: async () => {
       simulations++
+      if (rpcDown) {
+        throw new Error('connect ECONNREFUSED')
+      }
       return { context: { slot: 1n }, value: { err: simulationErr, logs: [] } }
     },
   }),
@@ -227,16 +231,54 @@ describe('verify (solana): transaction checks', () => {
     return result
   }
 
-  test('behavior: a tampered payer signature is signature_invalid', async () => {
+  // The simulation goes out while the signatures are checked, so these may have simulated once.
+  const badSignature = async (transaction: string) => {
+    const result = await verify(transaction)
+    expect(result).toMatchObject({
+      isValid: false,
+      invalidReason: REASONS.svmSignatureInvalid,
+      payer: payer.address,
+    })
+    expect(simulations).toBeLessThanOrEqual(1)
+  }
+
+  const tampered = async () => {
     const bytes = new Uint8Array(getBase64Encoder().encode(await honest()))
     bytes[1 + 64 + 5] = (bytes[1 + 64 + 5] ?? 0) ^ 1
-    await refused(Buffer.from(bytes).toString('base64'), REASONS.svmSignatureInvalid)
+    return Buffer.from(bytes).toString('base64')
+  }
+
+  test('behavior: a tampered payer signature is signature_invalid', async () => {
+    await badSignature(await tampered())
   })
 
   test('behavior: a missing payer signature is signature_invalid', async () => {
     const noop = { ...fixture, payer: payer }
     const instructions = await buildPaymentInstructions(noop, { authority: payer.address })
-    await refused(await buildPaymentTransaction(noop, instructions), REASONS.svmSignatureInvalid)
+    await badSignature(await buildPaymentTransaction(noop, instructions))
+  })
+
+  test('behavior: a bad signature is signature_invalid whatever the simulation says or throws', async () => {
+    const requirements = buildRequirements(fixture)
+    const payment = buildPayment(requirements, await tampered())
+    simulationErr = { InstructionError: [2, { Custom: 1 }] }
+    expect(await facilitator.verify(payment, requirements)).toMatchObject({
+      invalidReason: REASONS.svmSignatureInvalid,
+    })
+    simulationErr = null
+    rpcDown = true
+    try {
+      expect(await facilitator.verify(payment, requirements)).toMatchObject({
+        invalidReason: REASONS.svmSignatureInvalid,
+      })
+      // With valid signatures the RPC failure is the caller's error, as before.
+      const honestPayment = buildPayment(requirements, await honest())
+      await expect(facilitator.verify(honestPayment, requirements)).rejects.toMatchObject({
+        code: 'rpc_failed',
+      })
+    } finally {
+      rpcDown = false
+    }
   })
 
   test('behavior: amount, mint and recipient must match the requirements', async () => {

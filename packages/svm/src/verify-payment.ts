@@ -82,19 +82,37 @@ export async function verifyPayment(
     return invalid(checked, checked.payer)
   }
   const payer = toAddress(checked.authority)
+  // The simulation goes out before the signatures are checked, so the Ed25519 work (WebCrypto, on
+  // libuv's thread pool) overlaps the RPC round trip. The signature verdict still comes first: a
+  // bad signature is refused as such, whatever the simulation says or throws.
+  const simulation =
+    options.simulate && context.rpc
+      ? settle(simulatePayment(context.rpc, transaction, requirements.network))
+      : undefined
   if (!(await verifyTransactionSignatures(decoded))) {
     return invalid(
       { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' },
       payer,
     )
   }
-  if (options.simulate && context.rpc) {
-    const failure = await simulatePayment(context.rpc, transaction, requirements.network)
-    if (failure) {
-      return invalid(failure, payer)
+  if (simulation) {
+    const outcome = await simulation
+    if (!outcome.ok) {
+      throw outcome.error
+    }
+    if (outcome.value) {
+      return invalid(outcome.value, payer)
     }
   }
   return { response: { isValid: true, payer }, verified: { decoded, transfer: checked, feePayer } }
+}
+
+/** A promise's outcome as data, so that it can be awaited later without an unhandled rejection. */
+function settle<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  )
 }
 
 function checkTerms(
