@@ -184,12 +184,16 @@ function stringifyWithBigInts(value: unknown): string {
   return json.includes(BIGINT_MARK) ? json.replace(new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g'), '$1') : json
 }
 
+// A number of 16+ digits where JSON puts values (after `:`, `,` or `[`). Digit runs inside strings
+// (program ids like ComputeBudget111…, which every simulation log names) rarely follow one.
+const LONG_INTEGER_VALUE = /[:,[]\s*-?\d{16}/
+
 /**
  * JSON.parse, except that integers too long for a double (16+ digits) become `bigint`. The quote-
- * aware rewrite only runs when the text holds such a digit run, which most responses do not.
+ * aware rewrite only runs when the text may hold such a number, which most responses do not.
  */
 function parseWithBigInts(text: string): unknown {
-  if (!/\d{16}/.test(text)) {
+  if (!LONG_INTEGER_VALUE.test(text)) {
     return JSON.parse(text)
   }
   let out = ''

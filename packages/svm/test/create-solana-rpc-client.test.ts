@@ -1,6 +1,11 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { address, isSolanaError, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS } from '@solana/kit'
+import {
+  address,
+  type Base64EncodedWireTransaction,
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
+} from '@solana/kit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createSolanaRpcClient } from '../src/index.js'
 
@@ -14,6 +19,15 @@ const bodies: unknown[] = []
 const answer = (call: Call) => {
   if (call.method === 'getSlot') {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":7}`
+  }
+  if (call.method === 'simulateTransaction') {
+    // Digit runs inside strings stay strings; a long value becomes a bigint.
+    const units = call.params[0] === 'long' ? '9007199254740993' : '6200'
+    const logs = [
+      'Program ComputeBudget111111111111111111111111111111 invoke [1]',
+      'Program log: n: 12345678901234567890',
+    ]
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":{"context":{"slot":7},"value":{"err":null,"logs":${JSON.stringify(logs)},"unitsConsumed":${units}}}}`
   }
   if (call.method === 'getBalance') {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":{"context":{"slot":7},"value":9007199254740993}}`
@@ -71,6 +85,23 @@ describe('createSolanaRpcClient', () => {
     const rpc = createSolanaRpcClient(url, { maxBatchRequests: 2 })
     await Promise.all(Array.from({ length: 5 }, () => rpc.getSlot().send()))
     expect(bodies.map((b) => (Array.isArray(b) ? b.length : 1))).toEqual([2, 2, 1])
+  })
+
+  test('behavior: long digit runs inside strings stay strings, long integers become bigints', async () => {
+    const rpc = createSolanaRpcClient(url)
+    const simulate = (transaction: string) =>
+      rpc.simulateTransaction(transaction as Base64EncodedWireTransaction, { encoding: 'base64' }).send()
+    for (const [transaction, units] of [
+      ['short', 6200n],
+      ['long', 9007199254740993n],
+    ] as const) {
+      const { value } = await simulate(transaction)
+      expect(value.unitsConsumed).toBe(units)
+      expect(value.logs).toEqual([
+        'Program ComputeBudget111111111111111111111111111111 invoke [1]',
+        'Program log: n: 12345678901234567890',
+      ])
+    }
   })
 
   test('behavior: an HTTP error rejects every call of the batch', async () => {
