@@ -2,6 +2,7 @@ import http from 'node:http'
 import https from 'node:https'
 import {
   createSolanaRpcFromTransport,
+  isSolanaError,
   type Rpc,
   type RpcTransport,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
@@ -42,7 +43,8 @@ export function createSolanaRpcClient(url: string, options: SolanaRpcClientOptio
 }
 
 function createBatchingTransport(url: string, options: SolanaRpcClientOptions): RpcTransport {
-  const maxRequests = Math.max(1, options.maxBatchRequests ?? 32)
+  // Drops to 1 for good when the node turns batches down (some providers' plans do).
+  let maxRequests = Math.max(1, options.maxBatchRequests ?? 32)
   const maxBytes = options.maxBatchBytes ?? 40_000
   const post = createPoster(url, options)
   const maxInFlight = Math.max(1, options.maxConcurrentRequests ?? 4)
@@ -82,13 +84,25 @@ function createBatchingTransport(url: string, options: SolanaRpcClientOptions): 
     }
   }
 
-  const send = async (calls: Pending[]) => {
+  const send = async (calls: Pending[]): Promise<void> => {
     const single = calls.length === 1
     try {
-      const parsed = await post(
-        single ? (calls[0] as Pending).body : `[${calls.map((c) => c.body).join(',')}]`,
-      )
-      const responses = single ? [parsed] : Array.isArray(parsed) ? parsed : [parsed]
+      let parsed: unknown
+      try {
+        parsed = await post(single ? (calls[0] as Pending).body : `[${calls.map((c) => c.body).join(',')}]`)
+      } catch (error) {
+        if (single || !isBatchRefusal(error)) {
+          throw error
+        }
+      }
+      // A node that does not serve batches answers one error object, or an HTTP client error:
+      // resend each call alone (they are all safe to repeat) and stop batching.
+      if (!single && !Array.isArray(parsed)) {
+        maxRequests = 1
+        await Promise.all(calls.map((call) => send([call])))
+        return
+      }
+      const responses = single ? [parsed] : (parsed as unknown[])
       const byId = new Map(responses.map((r) => [(r as { id?: unknown })?.id, r]))
       for (const call of calls) {
         const response = single ? parsed : byId.get(call.id)
@@ -124,6 +138,15 @@ function createBatchingTransport(url: string, options: SolanaRpcClientOptions): 
       queue.push(call)
       schedule()
     })) as RpcTransport
+}
+
+// HTTP 4xx to a batch request, except timeouts and rate limits (which a single call would get too).
+function isBatchRefusal(error: unknown): boolean {
+  if (!isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
+    return false
+  }
+  const status = error.context.statusCode
+  return status >= 400 && status < 500 && status !== 408 && status !== 429
 }
 
 function createPoster(url: string, options: SolanaRpcClientOptions): (body: string) => Promise<unknown> {

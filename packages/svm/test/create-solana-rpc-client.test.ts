@@ -110,3 +110,55 @@ describe('createSolanaRpcClient', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
   })
 })
+
+describe('createSolanaRpcClient against a node without batches', () => {
+  // Answers single calls; a batch gets `refusal` (one JSON-RPC error object, or an HTTP status).
+  const startNoBatchServer = async (refusal: 'error-object' | 413) => {
+    const log: string[] = []
+    const noBatch = createServer((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (c: Buffer) => chunks.push(c))
+      request.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Call | Call[]
+        log.push(Array.isArray(body) ? 'batch' : 'single')
+        if (!Array.isArray(body)) {
+          response.writeHead(200, { 'content-type': 'application/json' }).end(answer(body))
+        } else if (refusal === 413) {
+          response.writeHead(413).end('batch requests are not allowed on this plan')
+        } else {
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(
+              '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}',
+            )
+        }
+      })
+    })
+    await new Promise<void>((resolve) => noBatch.listen(0, '127.0.0.1', resolve))
+    return {
+      url: `http://127.0.0.1:${(noBatch.address() as AddressInfo).port}`,
+      log,
+      close: () => {
+        noBatch.closeAllConnections()
+        return new Promise((resolve) => noBatch.close(resolve))
+      },
+    }
+  }
+
+  test.each(['error-object', 413] as const)(
+    'behavior: a refused batch (%s) is resent call by call, then batching stops',
+    async (refusal) => {
+      const node = await startNoBatchServer(refusal)
+      try {
+        const rpc = createSolanaRpcClient(node.url)
+        expect(await Promise.all([rpc.getSlot().send(), rpc.getSlot().send()])).toEqual([7n, 7n])
+        expect(node.log).toEqual(['batch', 'single', 'single'])
+        node.log.length = 0
+        expect(await Promise.all([rpc.getSlot().send(), rpc.getSlot().send()])).toEqual([7n, 7n])
+        expect(node.log).toEqual(['single', 'single'])
+      } finally {
+        await node.close()
+      }
+    },
+  )
+})
