@@ -1,9 +1,4 @@
-import {
-  createKeyPairSignerFromBytes,
-  createSolanaRpc,
-  getBase58Encoder,
-  type KeyPairSigner,
-} from '@solana/kit'
+import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } from '@solana/kit'
 import { createAssetRegistry, getEvmChainId, type SchemeFacilitator } from '@tollgate/core'
 import {
   createEip3009Facilitator,
@@ -11,7 +6,7 @@ import {
   createRelayer,
   type Relayer,
 } from '@tollgate/evm'
-import { createSolanaFacilitator, type SolanaFacilitator } from '@tollgate/svm'
+import { createSolanaFacilitator, createSolanaRpcClient, type SolanaFacilitator } from '@tollgate/svm'
 import { createPublicClient, defineChain, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig, NetworkSettings } from './facilitator-config.js'
@@ -135,7 +130,11 @@ async function createSolanaScheme(
   const entries = await Promise.all(
     networks.map(async (n) => [
       n.network,
-      { rpc: createSolanaRpc(n.rpcUrl), feePayers: await Promise.all(n.privateKeys.map(toKeyPairSigner)) },
+      // Our batching keep-alive client: concurrent verifies' simulations share HTTP requests.
+      {
+        rpc: createSolanaRpcClient(n.rpcUrl),
+        feePayers: await Promise.all(n.privateKeys.map(toKeyPairSigner)),
+      },
     ]),
   )
   return createSolanaFacilitator({
