@@ -29,7 +29,7 @@ export class ReceiptWatcher {
   readonly #intervalMs: number
   readonly #waiters = new Map<Hash, Set<Waiter>>()
   #lastBlock: bigint | undefined
-  #timer: ReturnType<typeof setTimeout> | undefined
+  #timer: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | undefined
   #blockReceipts = true
   #closed = false
 
@@ -85,7 +85,8 @@ export class ReceiptWatcher {
   /** Stops polling; pending waits reject. */
   close(): void {
     this.#closed = true
-    clearTimeout(this.#timer)
+    clearTimeout(this.#timer as ReturnType<typeof setTimeout>)
+    clearImmediate(this.#timer as ReturnType<typeof setImmediate>)
     for (const waiter of this.#allWaiters()) {
       this.#remove(waiter)
       waiter.reject(new AppError('relayer_unavailable', { context: { network: this.#network } }))
@@ -123,29 +124,32 @@ export class ReceiptWatcher {
 
   #schedule(delay: number): void {
     if (this.#timer === undefined && !this.#closed && this.#waiters.size > 0) {
-      this.#timer = setTimeout(() => void this.#tick(), delay)
+      // A new waiter is looked up at once (on an instant-mining node its receipt already exists).
+      this.#timer =
+        delay === 0 ? setImmediate(() => void this.#tick()) : setTimeout(() => void this.#tick(), delay)
       this.#timer.unref()
     }
   }
 
   async #tick(): Promise<void> {
-    let fresh = [...this.#allWaiters()].filter((w) => w.fresh)
     try {
-      const head = await this.#client.getBlockNumber({ cacheTime: 0 })
+      // Direct lookups of new waiters run alongside the block number read: one round trip when
+      // the transaction is already mined, which is the common case on fast chains.
+      const fresh = [...this.#allWaiters()].filter((w) => w.fresh)
+      const [head] = await Promise.all([
+        this.#client.getBlockNumber({ cacheTime: 0 }),
+        ...fresh.map((waiter) => this.#lookUp(waiter)),
+      ])
       let from = this.#lastBlock === undefined ? head : this.#lastBlock + 1n
-      if (head - from > MAX_BLOCKS_PER_TICK) {
+      if (head - from > MAX_BLOCKS_PER_TICK && this.#waiters.size > 0) {
         // Far behind (the loop was idle or the node stalled): look every waiter up directly instead.
-        fresh = [...this.#allWaiters()]
+        await Promise.all([...this.#allWaiters()].map((waiter) => this.#lookUp(waiter)))
         from = head
       }
       for (let block = from; block <= head && this.#waiters.size > 0; block++) {
         await this.#scanBlock(block)
       }
       this.#lastBlock = head
-      for (const waiter of fresh) {
-        waiter.fresh = false
-      }
-      await Promise.all([...fresh].map((waiter) => this.#lookUp(waiter)))
     } catch {
       // A failed poll is retried on the next tick; each waiter is bounded by its own timeout.
     } finally {
@@ -179,13 +183,30 @@ export class ReceiptWatcher {
     return new Set([...this.#waiters.values()].flatMap((set) => [...set]))
   }
 
+  /** Looks `waiter`'s hashes up directly; it stays fresh (looked up again) until a lookup answers. */
   async #lookUp(waiter: Waiter): Promise<void> {
     for (const hash of [...waiter.hashes]) {
-      const receipt = await this.#client.getTransactionReceipt({ hash }).catch(() => undefined)
+      if (!this.#isWaiting(waiter)) {
+        return
+      }
+      let receipt: TransactionReceipt | undefined
+      try {
+        receipt = await this.#client.getTransactionReceipt({ hash })
+      } catch (error) {
+        if (!/could not be found|not found/i.test(String(error))) {
+          return
+        }
+      }
       if (receipt) {
         this.#deliver(receipt)
         return
       }
     }
+    waiter.fresh = false
+  }
+
+  #isWaiting(waiter: Waiter): boolean {
+    const first = [...waiter.hashes][0]
+    return first !== undefined && (this.#waiters.get(first.toLowerCase() as Hash)?.has(waiter) ?? false)
   }
 }
