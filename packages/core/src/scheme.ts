@@ -26,6 +26,11 @@ export type SettleContext = {
    */
   previousTransaction?: string
   /**
+   * What the scheme's `prepareSettle` answered for this payment, when it has one and the
+   * facilitator ran it; absent on re-settles and after waiting for another process.
+   */
+  prepared?: unknown
+  /**
    * Records the transaction id durably. The scheme calls it as soon as the id is known (for EVM,
    * before or right after broadcasting the signed transaction) and before waiting for it.
    */
@@ -61,6 +66,13 @@ export interface SchemeFacilitator {
     requirements: PaymentRequirements,
     context: SettleContext,
   ): Promise<SettleResponse>
+  /**
+   * Optional: the checks `settle` runs before it broadcasts (signature, state reads), run while
+   * the facilitator claims the payment in its settlement store so the two overlap. The answer
+   * reaches `settle` as `context.prepared`, and is dropped when the claim shows the payment
+   * settled or in flight elsewhere. It must not broadcast or write anything.
+   */
+  prepareSettle?(payment: PaymentPayload, requirements: PaymentRequirements): Promise<unknown>
 }
 
 /** Input of {@link SchemeServer.createRequirements}. */

@@ -108,6 +108,43 @@ describe('createFacilitator', () => {
     expect(scheme.broadcasts).toHaveLength(1)
   })
 
+  test('behavior: prepareSettle runs beside the claim and reaches settle, but never on a re-await', async () => {
+    const base = createFakeScheme({ confirm: scripted('timeout') })
+    const seen: unknown[] = []
+    let prepares = 0
+    let releaseClaim: () => void = () => {}
+    const store = createMemorySettlementStore()
+    const claim = store.claim.bind(store)
+    // The claim waits until prepareSettle has started: the two must overlap.
+    store.claim = async (parameters) => {
+      await new Promise<void>((resolve) => {
+        releaseClaim = resolve
+        if (prepares > 0) {
+          resolve()
+        }
+      })
+      return claim(parameters)
+    }
+    const scheme = {
+      ...base,
+      prepareSettle: async () => {
+        prepares += 1
+        releaseClaim()
+        return { checked: prepares }
+      },
+      settle: (...args: Parameters<typeof base.settle>) => {
+        seen.push(args[2].prepared)
+        return base.settle(...args)
+      },
+    }
+    const facilitator = createFacilitator({ schemes: [scheme], store })
+    const first = await facilitator.settle(buildFakeRequest())
+    expect(first).toMatchObject({ errorReason: 'settlement_pending' })
+    // The retry finds the broadcast transaction: it only re-awaits, so no prepared checks.
+    expect(await facilitator.settle(buildFakeRequest())).toMatchObject({ success: true })
+    expect(seen).toEqual([{ checked: 1 }, undefined])
+  })
+
   test('behavior: the same key with other requirements is a duplicate, not a replay', async () => {
     const facilitator = createFacilitator({ schemes: [createFakeScheme()] })
     expect(await facilitator.settle(buildFakeRequest())).toMatchObject({ success: true })

@@ -70,11 +70,16 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
     const owner = randomUUID()
     const deadline = now() + options.waitTimeoutMs
     let delay = options.pollMs.min
+    // The scheme's pre-broadcast checks run while the claim is written; a failure there only
+    // means settle runs them itself.
+    let prepared = job.scheme.prepareSettle?.(job.payment, job.requirements).catch(() => undefined)
     let attempt = await claim(job, owner)
     for (;;) {
       if (attempt.claimed) {
-        return runClaimed(job.scheme, attempt.record, owner)
+        return runClaimed(job.scheme, attempt.record, owner, prepared)
       }
+      // Checks made before waiting on another holder are stale by the time this caller claims.
+      prepared = undefined
       const record = attempt.record
       if (record.fingerprint !== job.fingerprint) {
         return duplicateResult(job.requirements.network)
@@ -102,12 +107,15 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
     scheme: SchemeFacilitator,
     record: SettlementRecord,
     owner: string,
+    preparing: Promise<unknown> | undefined,
   ): Promise<SettleResponse> {
     const { key } = record
     let broadcast = record.transaction
     const stopHeartbeat = startHeartbeat(key, owner)
+    const prepared = record.transaction ? undefined : await preparing
     const context: SettleContext = {
       ...(record.transaction ? { previousTransaction: record.transaction } : {}),
+      ...(prepared === undefined ? {} : { prepared }),
       async recordBroadcast(transaction) {
         if (!(await store.recordBroadcast(key, owner, transaction, now()))) {
           throw new AppError('settlement_store_failed', {

@@ -334,6 +334,24 @@ describe('createEip3009Facilitator.settle', () => {
     expect(relayer.sent[0]?.data.slice(0, 10)).toBe('0xe3ee160e')
   })
 
+  test('behavior: settle uses the checks prepareSettle made for this very payment, not for another', async () => {
+    const { facilitator, relayer } = setup()
+    const payment = await signed()
+    const prepared = await facilitator.prepareSettle?.(payment, payment.accepted)
+    expect(chain.stats.calls).toBe(1)
+    const noRecord = { recordBroadcast: async () => undefined }
+    expect(await facilitator.settle(payment, payment.accepted, { ...noRecord, prepared })).toMatchObject({
+      success: true,
+    })
+    expect(chain.stats.calls).toBe(1)
+    // Checks of one payment never stand in for another's: that settle verifies for itself.
+    const other = await signed()
+    const stale = await facilitator.prepareSettle?.(payment, payment.accepted)
+    await facilitator.settle(other, other.accepted, { ...noRecord, prepared: stale })
+    expect(chain.stats.calls).toBe(3)
+    expect(relayer.sent).toHaveLength(2)
+  })
+
   test('behavior: a previous transaction is only re-awaited', async () => {
     const { facilitator, relayer } = setup()
     const payment = await signed()

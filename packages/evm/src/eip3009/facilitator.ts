@@ -1,8 +1,9 @@
 import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
 import { Eip3009Payload } from '../payloads.js'
 import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
+import { createSettlePreparation } from '../shared/settle-preparation.js'
 import { settleEip3009 } from './settle-eip3009.js'
-import { verifyEip3009 } from './verify-eip3009.js'
+import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
 
 /**
  * The facilitator side of x402 `exact` on EVM via EIP-3009 (`transferWithAuthorization`), for
@@ -11,6 +12,7 @@ import { verifyEip3009 } from './verify-eip3009.js'
 export function createEip3009Facilitator(options: EvmFacilitatorOptions): SchemeFacilitator {
   const context = createExactEvmContext(options)
   const networks = [...context.networks.keys()] as Network[]
+  const preparation = createSettlePreparation<Eip3009Verification>()
   return {
     name: 'eip3009',
     networks,
@@ -31,7 +33,17 @@ export function createEip3009Facilitator(options: EvmFacilitatorOptions): Scheme
     },
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyEip3009(context, payment, requirements, verifyOptions)).response,
+    prepareSettle: (payment, requirements) =>
+      preparation.prepare(payment, () =>
+        verifyEip3009(context, payment, requirements, { simulate: context.simulateInSettle }),
+      ),
     settle: (payment, requirements, settleContext) =>
-      settleEip3009(context, payment, requirements, settleContext),
+      settleEip3009(
+        context,
+        payment,
+        requirements,
+        settleContext,
+        preparation.take(settleContext.prepared, payment),
+      ),
   }
 }

@@ -13,19 +13,21 @@ import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
 import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
-import { verifyEip3009 } from './verify-eip3009.js'
+import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
 
 /**
  * Settles an x402 exact EIP-3009 payment: re-awaits `previousTransaction` if there is one; else
  * re-verifies (state reads, no simulation unless configured), sends `transferWithAuthorization`
  * through the relayer with an explicit gas limit, records the hash before broadcasting, and waits
- * (bounded) for the receipt and the token's Transfer log.
+ * (bounded) for the receipt and the token's Transfer log. `prepared`: that re-verification, when
+ * it already ran (while the facilitator claimed the payment).
  */
 export async function settleEip3009(
   context: ExactEvmContext,
   payment: PaymentPayload,
   requirements: PaymentRequirements,
   settle: SettleContext,
+  prepared?: Eip3009Verification,
 ): Promise<SettleResponse> {
   const network = requirements.network
   const parsed = Eip3009Payload.safeParse(payment.payload)
@@ -46,9 +48,8 @@ export async function settleEip3009(
   if (settle.previousTransaction && known) {
     return wait(known.relayer, settle.previousTransaction as Hash)
   }
-  const { response, verified } = await verifyEip3009(context, payment, requirements, {
-    simulate: context.simulateInSettle,
-  })
+  const { response, verified } =
+    prepared ?? (await verifyEip3009(context, payment, requirements, { simulate: context.simulateInSettle }))
   if (!verified) {
     return createSettleFailure(network, response.invalidReason ?? REASONS.unexpectedSettleError, {
       payer,

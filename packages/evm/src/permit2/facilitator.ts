@@ -1,8 +1,9 @@
 import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
 import { Permit2Payload } from '../payloads.js'
 import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
+import { createSettlePreparation } from '../shared/settle-preparation.js'
 import { settlePermit2 } from './settle-permit2.js'
-import { verifyPermit2 } from './verify-permit2.js'
+import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
 
 /**
  * The facilitator side of x402 `exact` on EVM via Permit2 and the x402 exact proxy, for payloads
@@ -11,6 +12,7 @@ import { verifyPermit2 } from './verify-permit2.js'
 export function createPermit2Facilitator(options: EvmFacilitatorOptions): SchemeFacilitator {
   const context = createExactEvmContext(options)
   const networks = [...context.networks.keys()] as Network[]
+  const preparation = createSettlePreparation<Permit2Verification>()
   return {
     name: 'permit2',
     networks,
@@ -28,7 +30,17 @@ export function createPermit2Facilitator(options: EvmFacilitatorOptions): Scheme
     },
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyPermit2(context, payment, requirements, verifyOptions)).response,
+    prepareSettle: (payment, requirements) =>
+      preparation.prepare(payment, () =>
+        verifyPermit2(context, payment, requirements, { simulate: context.simulateInSettle }),
+      ),
     settle: (payment, requirements, settleContext) =>
-      settlePermit2(context, payment, requirements, settleContext),
+      settlePermit2(
+        context,
+        payment,
+        requirements,
+        settleContext,
+        preparation.take(settleContext.prepared, payment),
+      ),
   }
 }

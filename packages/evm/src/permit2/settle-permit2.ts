@@ -14,19 +14,21 @@ import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
 import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeProxySettle } from './permit2-calldata.js'
-import { verifyPermit2 } from './verify-permit2.js'
+import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
 
 /**
  * Settles an x402 exact Permit2 payment: re-awaits `previousTransaction` if there is one; else
  * re-verifies (state reads, no simulation unless configured), sends `proxy.settle` through the
  * relayer with an explicit gas limit, records the hash before broadcasting, and waits (bounded)
- * for the receipt and the token's Transfer log.
+ * for the receipt and the token's Transfer log. `prepared`: that re-verification, when it already
+ * ran (while the facilitator claimed the payment).
  */
 export async function settlePermit2(
   context: ExactEvmContext,
   payment: PaymentPayload,
   requirements: PaymentRequirements,
   settle: SettleContext,
+  prepared?: Permit2Verification,
 ): Promise<SettleResponse> {
   const network = requirements.network
   const parsed = Permit2Payload.safeParse(payment.payload)
@@ -47,9 +49,8 @@ export async function settlePermit2(
   if (settle.previousTransaction && known) {
     return wait(known.relayer, settle.previousTransaction as Hash)
   }
-  const { response, verified } = await verifyPermit2(context, payment, requirements, {
-    simulate: context.simulateInSettle,
-  })
+  const { response, verified } =
+    prepared ?? (await verifyPermit2(context, payment, requirements, { simulate: context.simulateInSettle }))
   if (!verified) {
     return createSettleFailure(network, response.invalidReason ?? REASONS.unexpectedSettleError, {
       payer,
