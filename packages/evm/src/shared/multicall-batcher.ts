@@ -123,7 +123,13 @@ export class MulticallBatcher {
   #schedule(): void {
     if (!this.#scheduled && this.#queue.length > 0) {
       this.#scheduled = true
-      setImmediate(() => this.#flush())
+      // Idle: go out once the current synchronous work is done (before I/O callbacks, such as an
+      // embedded database's work, get the thread). Busy: gather until the next loop turn.
+      if (this.#inFlight === 0) {
+        queueMicrotask(() => this.#flush())
+      } else {
+        setImmediate(() => this.#flush())
+      }
     }
   }
 
