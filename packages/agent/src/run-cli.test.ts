@@ -139,6 +139,29 @@ describe('runCli', () => {
     expect(output().stderr).toContain('TOLLGATE_SOLANA_SECRET_KEY')
   })
 
+  test('behavior: an unreachable Solana RPC names the URL and the --rpc flag', async () => {
+    const offer = createOffer([
+      {
+        ...usdcSolanaDevnet,
+        payTo: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG',
+        extra: { feePayer: 'Fm6GfQr8pWqFVcgYTa6uVZYkF8CVYcr6RrYsm8pi6ZfG' },
+        asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+      },
+    ])
+    const { io, output } = createIo(
+      async () =>
+        new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': encodeBase64Json(offer) } }),
+    )
+    const status = await runCli(
+      ['pay', 'http://api.test/x', '--rpc', `${SOLANA_DEVNET}=http://127.0.0.1:1`],
+      io,
+    )
+    expect(status).toBe(1)
+    expect(output().stderr).toContain('[rpc_failed]')
+    expect(output().stderr).toContain(`to http://127.0.0.1:1 (--rpc RPC for ${SOLANA_DEVNET}) failed`)
+    expect(output().stderr).toContain(`pass --rpc ${SOLANA_DEVNET}=<url>`)
+  })
+
   test('behavior: a payment above --max is refused with its code and exit 1', async () => {
     const offer = createOffer([
       {

@@ -101,6 +101,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const code = isAppError(error) ? ` [${error.code}]` : ''
     io.stderr.write(`tollgate: ${error instanceof Error ? error.message : String(error)}${code}\n`)
+    const hint = describeRpcFailure(error, values.rpc ?? [])
+    if (hint) {
+      io.stderr.write(`tollgate: ${hint}\n`)
+    }
     return 1
   }
 }
@@ -123,6 +127,23 @@ function parse(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h' },
     },
   })
+}
+
+// An unreachable RPC is the usual first failure of a Solana payment (the public default is not
+// the node the merchant's chain runs on): say which URL failed and how to pick another.
+function describeRpcFailure(error: unknown, given: readonly string[]): string | undefined {
+  if (!isAppError(error, 'rpc_failed')) {
+    return undefined
+  }
+  const { network, method } = error.context
+  if (!network) {
+    return undefined
+  }
+  const url = { ...DEFAULT_RPCS, ...parseRpcs(given) }[network]
+  const source = given.some((entry) => entry.startsWith(`${network}=`)) ? '--rpc' : 'the default'
+  return url
+    ? `${method ?? 'a call'} to ${url} (${source} RPC for ${network}) failed; pass --rpc ${network}=<url> for the chain the merchant uses`
+    : `no RPC for ${network}; pass --rpc ${network}=<url>`
 }
 
 function parseRpcs(entries: readonly string[]): Record<string, string> {
