@@ -1,5 +1,3 @@
-import http from 'node:http'
-import https from 'node:https'
 import {
   createSolanaRpcFromTransport,
   isSolanaError,
@@ -9,6 +7,7 @@ import {
   SolanaError,
   type SolanaRpcApi,
 } from '@solana/kit'
+import { createHttpPost, type HttpPostOptions } from './http-post.js'
 
 /** Options of {@link createSolanaRpcClient}. */
 export type SolanaRpcClientOptions = {
@@ -22,6 +21,8 @@ export type SolanaRpcClientOptions = {
   maxConcurrentRequests?: number
   /** Per HTTP request timeout in ms (default 30,000). */
   timeoutMs?: number
+  /** TLS options for https URLs: a private CA, a client certificate. */
+  tls?: HttpPostOptions['tls']
 }
 
 type Pending = {
@@ -150,54 +151,22 @@ function isBatchRefusal(error: unknown): boolean {
 }
 
 function createPoster(url: string, options: SolanaRpcClientOptions): (body: string) => Promise<unknown> {
-  const target = new URL(url)
-  const client = target.protocol === 'https:' ? https : http
-  const agent = new client.Agent({ keepAlive: true, maxSockets: 64 })
-  const timeoutMs = options.timeoutMs ?? 30_000
-  return (body) =>
-    new Promise((resolve, reject) => {
-      const request = client.request(
-        target,
-        {
-          method: 'POST',
-          agent,
-          timeout: timeoutMs,
-          headers: {
-            ...options.headers,
-            accept: 'application/json',
-            'content-type': 'application/json; charset=utf-8',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = []
-          response.on('data', (chunk: Buffer) => chunks.push(chunk))
-          response.on('error', reject)
-          response.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8')
-            const status = response.statusCode ?? 0
-            if (status < 200 || status >= 300) {
-              reject(
-                new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
-                  headers: new Headers(response.headers as Record<string, string>),
-                  message: response.statusMessage ?? text.slice(0, 200),
-                  statusCode: status,
-                }),
-              )
-              return
-            }
-            try {
-              resolve(parseWithBigInts(text))
-            } catch (error) {
-              reject(error)
-            }
-          })
-        },
-      )
-      request.on('timeout', () => request.destroy(new Error(`RPC request timed out after ${timeoutMs} ms`)))
-      request.on('error', reject)
-      request.end(body)
-    })
+  const post = createHttpPost(url, {
+    headers: options.headers,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    tls: options.tls,
+  })
+  return async (body) => {
+    const response = await post(body)
+    if (response.status < 200 || response.status >= 300) {
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+        headers: new Headers(response.headers),
+        message: response.statusText || response.text.slice(0, 200),
+        statusCode: response.status,
+      })
+    }
+    return parseWithBigInts(response.text)
+  }
 }
 
 const BIGINT_MARK = '__tollgate_bigint__'
