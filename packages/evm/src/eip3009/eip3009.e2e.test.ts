@@ -110,6 +110,28 @@ describe('eip3009 on the devnet', () => {
     expect(answers[2]?.invalidReason).toBe('invalid_exact_evm_insufficient_balance')
   })
 
+  test('behavior: a payer account that runs code (EIP-7702) is judged by the token, not by its ECDSA signature', async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    await harness.devnet.fund({ network: BASE, address: account.address, asset: 'USDC', amount: 1_000_000n })
+    const payment = await pay(requirements(), account)
+    // Delegate the key's account to code with no isValidSignature: the token (OpenZeppelin's
+    // SignatureChecker) asks any signer with code for ERC-1271, so this payment cannot settle.
+    const client = harness.clientOf(BASE)
+    await client.request({
+      method: 'anvil_setCode',
+      params: [account.address, `0xef0100${usdc.slice(2)}`],
+    } as never)
+    const relayers = relayer.getAddresses()
+    const sentBefore = await Promise.all(relayers.map((address) => client.getTransactionCount({ address })))
+    expect(await facilitator.settle(payment, payment.accepted, noRecord)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_transaction_simulation_failed',
+      transaction: '',
+    })
+    const sentAfter = await Promise.all(relayers.map((address) => client.getTransactionCount({ address })))
+    expect(sentAfter).toEqual(sentBefore)
+  })
+
   test('behavior: every invalid case gives its documented reason', async () => {
     const nowMs = Date.now()
     const base = requirements()

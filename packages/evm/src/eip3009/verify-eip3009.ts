@@ -13,7 +13,7 @@ import { Eip3009Payload } from '../payloads.js'
 import { encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
 import { checkExactRequirements } from '../shared/check-requirements.js'
 import { classifySignature, type SignatureCheck } from '../shared/classify-signature.js'
-import { decodeBool, decodeUint, describeRevert } from '../shared/decode.js'
+import { decodeBool, decodeUint, describeRevert, runsCode } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
 import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
 import { type Eip3009Message, getEip3009Digest } from '../shared/typed-data.js'
@@ -161,7 +161,9 @@ async function checkOnChain(
     calls.push({ target: signature.factory, callData: signature.factoryData })
   }
   const signatureIndex = calls.length
-  if (signature.kind !== 'ecdsa') {
+  // Without the simulation, an EOA's code is probed with the same ERC-1271 call (see runsCode).
+  const probeCode = !simulate && signature.kind === 'ecdsa'
+  if (signature.kind !== 'ecdsa' || probeCode) {
     calls.push({ target: message.from, callData: encodeIsValidSignature(digest, signature.signature) })
   }
   const stateIndex = calls.length
@@ -180,6 +182,9 @@ async function checkOnChain(
     },
     acceptShared: (shared) => interpret(shared) === undefined,
   })
+  if (probeCode && runsCode(results[signatureIndex])) {
+    return checkOnChain(net, asset, message, signature, digest, true)
+  }
   return interpret(results)
 }
 

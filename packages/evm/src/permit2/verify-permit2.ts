@@ -19,7 +19,7 @@ import { Permit2Payload } from '../payloads.js'
 import { encodeAllowance, encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
 import { checkExactRequirements } from '../shared/check-requirements.js'
 import { classifySignature } from '../shared/classify-signature.js'
-import { decodeUint, describeRevert } from '../shared/decode.js'
+import { decodeUint, describeRevert, runsCode } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
 import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
@@ -155,7 +155,10 @@ async function checkOnChain(
     { target: message.token, callData: encodeAllowance(owner, PERMIT2_ADDRESS) },
     { target: PERMIT2_ADDRESS, callData: encodeNonceBitmap(owner, message.nonce) },
   ]
-  if (verified.contractSigner) {
+  // Without the simulation, an EOA's code is probed with the same ERC-1271 call (see runsCode):
+  // Permit2 asks any signer with code for ERC-1271.
+  const probeCode = !simulate && !verified.contractSigner
+  if (verified.contractSigner || probeCode) {
     calls.push({ target: owner, callData: encodeIsValidSignature(digest, signature) })
   }
   if (simulate) {
@@ -169,6 +172,9 @@ async function checkOnChain(
     conflict: { debit: owner.toLowerCase(), credit: message.to.toLowerCase() },
     acceptShared: (shared) => interpret(shared) === undefined,
   })
+  if (probeCode && runsCode(results[4])) {
+    return checkOnChain(verified, digest, true)
+  }
   return interpret(results)
 }
 

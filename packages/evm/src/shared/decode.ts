@@ -40,3 +40,13 @@ export function getRevertErrorName(data: Hex, abi: Abi): string | undefined {
     return undefined
   }
 }
+
+/**
+ * Whether a call to an EOA ran code: an EIP-7702-delegated account answers (or reverts) where a
+ * plain EOA returns nothing. Tokens such as FiatToken v2.2, and Permit2, ask any signer with code
+ * for ERC-1271 instead of recovering its key, so a matching ECDSA signature proves nothing there;
+ * only the token's own simulated transfer does.
+ */
+export function runsCode(result: MulticallResult | undefined): boolean {
+  return result !== undefined && (!result.success || result.returnData !== '0x')
+}
