@@ -89,6 +89,12 @@ export async function verifyPayment(
     options.simulate && context.rpc
       ? settle(simulatePayment(context.rpc, transaction, requirements.network))
       : undefined
+  if (simulation) {
+    // One event-loop turn, so that a transport which sends on setImmediate (createSolanaRpcClient
+    // batches a turn's calls) writes the request before the thread pool takes a core for Ed25519:
+    // the node then works while we verify (about 200 -> 165 us per verify at concurrency 1).
+    await new Promise((resolve) => setImmediate(resolve))
+  }
   if (!(await verifyTransactionSignatures(decoded))) {
     return invalid(
       { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' },
