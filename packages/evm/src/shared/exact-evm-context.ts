@@ -4,8 +4,15 @@ import type { Relayer } from '../relayer/types.js'
 import { type CodeCache, getCodeCache } from './code-cache.js'
 import { getMulticallBatcher, type MulticallBatcher } from './multicall-batcher.js'
 
-/** The RPC capability the exact-EVM facilitators need (a viem PublicClient fits; a fake is a few lines). */
-export type EvmFacilitatorClient = Pick<PublicClient, 'call' | 'getCode'>
+/**
+ * The RPC capability the exact-EVM facilitators need (a viem PublicClient fits): `call` and
+ * `getCode` for verify; blocks, transactions, receipts and logs to recover a settlement whose
+ * transaction was dropped (see `recoverSettlement`).
+ */
+export type EvmFacilitatorClient = Pick<
+  PublicClient,
+  'call' | 'getCode' | 'getBlock' | 'getTransaction' | 'getTransactionReceipt' | 'getLogs'
+>
 
 /** Options of `createEip3009Facilitator` and `createPermit2Facilitator`. */
 export type EvmFacilitatorOptions = {
@@ -25,6 +32,13 @@ export type EvmFacilitatorOptions = {
   simulateInSettle?: boolean
   /** Gas limits of settlement transactions (defaults: eip3009 150k, permit2 250k, +100k for contract wallets). */
   gasLimits?: { eip3009?: bigint; permit2?: bigint; contractWallet?: bigint }
+  /**
+   * Recovery of a recorded transaction the node no longer knows: how many recent blocks to search
+   * for the transaction that used the payment (default 10,000), and how far chain time must be past
+   * the authorization's deadline before it counts as expired for good (default 60 s, a margin for
+   * reorgs of the chain head).
+   */
+  recovery?: { lookbackBlocks?: number; expiryMarginSeconds?: number }
 }
 
 /** One network as the facilitators use it. */
@@ -46,6 +60,7 @@ export type ExactEvmContext = {
   maxValidityBufferSeconds: bigint
   simulateInSettle: boolean
   gasLimits: { eip3009: bigint; permit2: bigint; contractWallet: bigint }
+  recovery: { lookbackBlocks: bigint; expiryMarginSeconds: bigint }
 }
 
 /** Resolves {@link EvmFacilitatorOptions} into the shared context (one batcher and code cache per client). */
@@ -75,6 +90,10 @@ export function createExactEvmContext(options: EvmFacilitatorOptions): ExactEvmC
       eip3009: options.gasLimits?.eip3009 ?? 150_000n,
       permit2: options.gasLimits?.permit2 ?? 250_000n,
       contractWallet: options.gasLimits?.contractWallet ?? 100_000n,
+    },
+    recovery: {
+      lookbackBlocks: BigInt(options.recovery?.lookbackBlocks ?? 10_000),
+      expiryMarginSeconds: BigInt(options.recovery?.expiryMarginSeconds ?? 60),
     },
   }
 }

@@ -1,14 +1,19 @@
 import { createAssetRegistry, type PaymentPayload, type PaymentRequirements } from '@tollgate/core'
 import {
+  type AbiEvent,
   type Address,
+  decodeEventLog,
   decodeFunctionData,
   encodeAbiParameters,
   encodeErrorResult,
+  encodeEventTopics,
   encodeFunctionResult,
   type Hash,
   type Hex,
   keccak256,
+  TransactionNotFoundError,
   type TransactionReceipt,
+  TransactionReceiptNotFoundError,
   toHex,
 } from 'viem'
 import {
@@ -56,6 +61,26 @@ export type FakeChainState = {
   /** Whether contract wallets accept every signature. */
   walletAccepts: boolean
   noEip3009?: boolean
+  /** The latest block (what `getBlock` answers). */
+  head: { number: bigint; timestamp: bigint }
+  /** Transactions the node knows: `blockNumber` null while in its pool. */
+  transactions: Map<string, FakeTransaction>
+  /** Receipts of mined transactions, by lowercase hash. */
+  receipts: Map<string, TransactionReceipt>
+  /** Every log of the chain, for `getLogs`. */
+  logs: FakeLog[]
+}
+
+/** A transaction as the fake node knows it. */
+export type FakeTransaction = { hash: Hash; blockNumber: bigint | null; to: Address; input: Hex }
+
+/** One log on the fake chain. */
+export type FakeLog = {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  blockNumber: bigint
+  transactionHash: Hash
 }
 
 /** A fake `call`/`getCode` client; `calls` counts eth_calls and `codeLookups` eth_getCode. */
@@ -77,6 +102,10 @@ export function createFakeChain(): {
       ['0x000000000022d473030f116ddee9f6b43ac78ba3', '0x01'],
     ]),
     walletAccepts: true,
+    head: { number: 100n, timestamp: BigInt(NOW_MS / 1000) },
+    transactions: new Map(),
+    receipts: new Map(),
+    logs: [],
   }
   const stats = { calls: 0, codeLookups: 0 }
   const answer = (target: Address, callData: Hex): { success: boolean; returnData: Hex } => {
@@ -137,13 +166,93 @@ export function createFakeChain(): {
       stats.codeLookups++
       return state.code.get(address.toLowerCase())
     }) as EvmFacilitatorClient['getCode'],
+    getBlock: (async () => ({ ...state.head })) as unknown as EvmFacilitatorClient['getBlock'],
+    getTransaction: (async ({ hash }: { hash: Hash }) => {
+      const transaction = state.transactions.get(hash.toLowerCase())
+      if (!transaction) {
+        throw new TransactionNotFoundError({ hash })
+      }
+      return { ...transaction }
+    }) as unknown as EvmFacilitatorClient['getTransaction'],
+    getTransactionReceipt: (async ({ hash }: { hash: Hash }) => {
+      const receipt = state.receipts.get(hash.toLowerCase())
+      if (!receipt) {
+        throw new TransactionReceiptNotFoundError({ hash })
+      }
+      return receipt
+    }) as unknown as EvmFacilitatorClient['getTransactionReceipt'],
+    getLogs: (async (filter: {
+      address: Address
+      event: AbiEvent
+      args?: Record<string, unknown>
+      fromBlock: bigint
+      toBlock: bigint
+    }) => {
+      const abi = [filter.event]
+      const wanted = encodeTopics(filter.event, filter.args ?? {})
+      return state.logs
+        .filter(
+          (log) =>
+            log.address.toLowerCase() === filter.address.toLowerCase() &&
+            log.blockNumber >= filter.fromBlock &&
+            log.blockNumber <= filter.toBlock &&
+            wanted.every((topic, i) => topic === null || topic === log.topics[i]?.toLowerCase()),
+        )
+        .map((log) => ({
+          ...log,
+          args: decodeEventLog({ abi, data: log.data, topics: log.topics as [Hex, ...Hex[]] }).args,
+        }))
+    }) as unknown as EvmFacilitatorClient['getLogs'],
   }
   return { client, state, stats }
+}
+
+/**
+ * Puts a mined transaction on the fake chain: known to the node, with a successful receipt whose
+ * logs (each an event of `abi` with its args, emitted by `address`) `getLogs` also finds.
+ */
+export function mineFakeTransaction(
+  state: FakeChainState,
+  transaction: { hash: Hash; to: Address; input?: Hex; blockNumber?: bigint },
+  events: Array<{ address: Address; event: AbiEvent; args: Record<string, unknown> }>,
+): void {
+  const blockNumber = transaction.blockNumber ?? state.head.number
+  const logs = events.map(({ address, event, args }): FakeLog => {
+    const indexed = Object.fromEntries(
+      event.inputs.filter((input) => input.indexed).map((input) => [input.name, args[input.name ?? '']]),
+    )
+    const topics = encodeTopics(event, indexed)
+    const unindexed = event.inputs.filter((input) => !input.indexed)
+    return {
+      address,
+      topics: topics as Hex[],
+      data: encodeAbiParameters(
+        unindexed,
+        unindexed.map((input) => args[input.name ?? '']),
+      ),
+      blockNumber,
+      transactionHash: transaction.hash,
+    }
+  })
+  state.logs.push(...logs)
+  state.transactions.set(transaction.hash.toLowerCase(), {
+    hash: transaction.hash,
+    blockNumber,
+    to: transaction.to,
+    input: transaction.input ?? '0x',
+  })
+  state.receipts.set(transaction.hash.toLowerCase(), {
+    transactionHash: transaction.hash,
+    status: 'success',
+    logs,
+  } as unknown as TransactionReceipt)
 }
 
 /** Options of {@link createFakeRelayer}: how the receipt comes back. */
 export type FakeRelayerBehavior = {
   receipt: 'success' | 'reverted' | 'timeout' | 'no-transfer-log'
+  /** Per-hash override of `receipt` (a transaction the node dropped times out, its successor lands). */
+  receiptOf?: (hash: Hash) => FakeRelayerBehavior['receipt'] | undefined
   /** The Transfer log every receipt carries. */
   transfer?: { token: Address; from: Address; to: Address; value: bigint }
   sendError?: Error
@@ -167,12 +276,13 @@ export function createFakeRelayer(behavior: FakeRelayerBehavior = { receipt: 'su
     },
     async waitForReceipt(hash) {
       events.push(`wait:${hash}`)
-      if (behavior.receipt === 'timeout') {
+      const kind = behavior.receiptOf?.(hash) ?? behavior.receipt
+      if (kind === 'timeout') {
         throw new Error('receipt timeout')
       }
       const transfer = behavior.transfer
       const logs =
-        transfer && behavior.receipt !== 'no-transfer-log'
+        transfer && kind !== 'no-transfer-log'
           ? [
               {
                 address: transfer.token,
@@ -187,7 +297,7 @@ export function createFakeRelayer(behavior: FakeRelayerBehavior = { receipt: 'su
           : []
       return {
         transactionHash: hash,
-        status: behavior.receipt === 'reverted' ? 'reverted' : 'success',
+        status: kind === 'reverted' ? 'reverted' : 'success',
         logs,
       } as unknown as TransactionReceipt
     },
@@ -218,4 +328,12 @@ export function buildPayment(
   payload: Record<string, unknown>,
 ): PaymentPayload {
   return { x402Version: 2, accepted: requirements, payload }
+}
+
+// Topics of `event` with `args` filled in (null where an indexed argument is not given), lowercase.
+function encodeTopics(event: AbiEvent, args: Record<string, unknown>): Array<Hex | null> {
+  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as unknown as Parameters<
+    typeof encodeEventTopics
+  >[0])
+  return topics.map((topic) => (typeof topic === 'string' ? (topic.toLowerCase() as Hex) : null))
 }
