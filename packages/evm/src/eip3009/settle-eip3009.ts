@@ -5,18 +5,22 @@ import {
   type SettleContext,
   type SettleResponse,
 } from '@tollgate/core'
-import { getAddress, type Hash } from 'viem'
+import { getAddress, type Hash, type Hex } from 'viem'
 import { Eip3009Payload } from '../payloads.js'
 import type { Relayer } from '../relayer/types.js'
 import { awaitSettlement } from '../shared/await-settlement.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
+import { recoverSettlement } from '../shared/recover-settlement.js'
 import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
+import { createEip3009Probe } from './recover-eip3009.js'
 import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
 
 /**
- * Settles an x402 exact EIP-3009 payment: re-awaits `previousTransaction` if there is one; else
+ * Settles an x402 exact EIP-3009 payment: recovers `previousTransaction` if there is one
+ * (re-await; settle anew only if the node lost it and the authorization is unused and valid, see
+ * `recoverSettlement`); else
  * re-verifies (state reads, no simulation unless configured), sends `transferWithAuthorization`
  * through the relayer with an explicit gas limit, records the hash before broadcasting, and waits
  * (bounded) for the receipt and the token's Transfer log. `prepared`: that re-verification, when
@@ -46,7 +50,25 @@ export async function settleEip3009(
     awaitSettlement({ relayer, hash, network, payer, expected, timeoutMs: context.receiptTimeoutMs })
   const known = context.networks.get(network)
   if (settle.previousTransaction && known) {
-    return wait(known.relayer, settle.previousTransaction as Hash)
+    // An earlier attempt recorded a transaction: re-await it, and if the node lost it, settle
+    // anew only when the chain proves the payment has not happened and still can.
+    return recoverSettlement({
+      client: known.client,
+      relayer: known.relayer,
+      hash: settle.previousTransaction as Hash,
+      network,
+      payer,
+      expected,
+      timeoutMs: context.receiptTimeoutMs,
+      ...context.recovery,
+      probe: createEip3009Probe(known, {
+        expected,
+        nonce: authorization.nonce as Hex,
+        validBefore: BigInt(authorization.validBefore),
+      }),
+      recordBroadcast: settle.recordBroadcast,
+      resend: (recordBroadcast) => settleEip3009(context, payment, requirements, { recordBroadcast }),
+    })
   }
   const { response, verified } =
     prepared ?? (await verifyEip3009(context, payment, requirements, { simulate: context.simulateInSettle }))

@@ -12,12 +12,16 @@ import type { Relayer } from '../relayer/types.js'
 import { awaitSettlement } from '../shared/await-settlement.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
+import { recoverSettlement } from '../shared/recover-settlement.js'
 import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeProxySettle } from './permit2-calldata.js'
+import { createPermit2Probe } from './recover-permit2.js'
 import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
 
 /**
- * Settles an x402 exact Permit2 payment: re-awaits `previousTransaction` if there is one; else
+ * Settles an x402 exact Permit2 payment: recovers `previousTransaction` if there is one
+ * (re-await; settle anew only if the node lost it and the nonce is unused and valid, see
+ * `recoverSettlement`); else
  * re-verifies (state reads, no simulation unless configured), sends `proxy.settle` through the
  * relayer with an explicit gas limit, records the hash before broadcasting, and waits (bounded)
  * for the receipt and the token's Transfer log. `prepared`: that re-verification, when it already
@@ -47,7 +51,21 @@ export async function settlePermit2(
     awaitSettlement({ relayer, hash, network, payer, expected, timeoutMs: context.receiptTimeoutMs })
   const known = context.networks.get(network)
   if (settle.previousTransaction && known) {
-    return wait(known.relayer, settle.previousTransaction as Hash)
+    // An earlier attempt recorded a transaction: re-await it, and if the node lost it, settle
+    // anew only when the chain proves the payment has not happened and still can.
+    return recoverSettlement({
+      client: known.client,
+      relayer: known.relayer,
+      hash: settle.previousTransaction as Hash,
+      network,
+      payer,
+      expected,
+      timeoutMs: context.receiptTimeoutMs,
+      ...context.recovery,
+      probe: createPermit2Probe(known, auth),
+      recordBroadcast: settle.recordBroadcast,
+      resend: (recordBroadcast) => settlePermit2(context, payment, requirements, { recordBroadcast }),
+    })
   }
   const { response, verified } =
     prepared ?? (await verifyPermit2(context, payment, requirements, { simulate: context.simulateInSettle }))
