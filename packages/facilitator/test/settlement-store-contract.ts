@@ -180,6 +180,45 @@ export function describeSettlementStoreContract(name: string, open: () => Promis
       expect(await store.listReconcilable(T0 + 2, 10)).toEqual([])
     })
 
+    test('behavior: a reconciler that sends a dropped payment again records the new transaction over the old', async () => {
+      const store = await open()
+      const pending = {
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: '0xold',
+        network: 'n',
+      }
+      await store.claim(buildClaim())
+      await store.recordBroadcast('k1', 'a', '0xold', T0 + 1)
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'pending',
+        result: pending,
+        transaction: '0xold',
+        now: T0 + 2,
+      })
+      const reconciler = await store.claim(buildClaim({ owner: 'b', now: T0 + 3 }))
+      expect(reconciler).toMatchObject({ claimed: true, record: { transaction: '0xold' } })
+      expect(await store.recordBroadcast('k1', 'a', '0xstale', T0 + 4)).toBe(false)
+      expect(await store.recordBroadcast('k1', 'b', '0xnew', T0 + 4)).toBe(true)
+      expect(await store.get('k1')).toMatchObject({ state: 'pending', transaction: '0xnew', owner: 'b' })
+      // The reconciler dies before storing the outcome: the next one re-awaits the new hash.
+      const [stranded] = await store.listReconcilable(T0 + 3 + LEASE, 10)
+      expect(stranded).toMatchObject({ key: 'k1', transaction: '0xnew' })
+      const next = await store.claim(buildClaim({ owner: 'c', now: T0 + 3 + LEASE }))
+      expect(next).toMatchObject({ claimed: true, record: { transaction: '0xnew' } })
+      await store.complete({
+        key: 'k1',
+        owner: 'c',
+        state: 'settled',
+        result: { ...ok, transaction: '0xnew' },
+        transaction: '0xnew',
+        now: T0 + 4 + LEASE,
+      })
+      expect(await store.get('k1')).toMatchObject({ state: 'settled', transaction: '0xnew' })
+    })
+
     test('behavior: get of an unknown key is undefined', async () => {
       const store = await open()
       expect(await store.get('nope')).toBeUndefined()
