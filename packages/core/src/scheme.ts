@@ -22,7 +22,9 @@ export type VerifyOptions = {
 export type SettleContext = {
   /**
    * A transaction an earlier settle of this same payment broadcast (from the settlement store).
-   * The scheme must only re-await it, never broadcast again.
+   * The scheme re-awaits it. It may broadcast again only when the chain proves the payment can
+   * no longer happen through that transaction (EVM: the node dropped it, and the token spends the
+   * authorization nonce at most once), recording the new one through `recordBroadcast` first.
    */
   previousTransaction?: string
   /**

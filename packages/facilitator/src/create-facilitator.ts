@@ -55,8 +55,9 @@ export type FacilitatorHealth = {
 export interface Facilitator extends FacilitatorClient {
   readonly metrics: FacilitatorMetrics
   /**
-   * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died)
-   * without ever broadcasting them again. Run it at start and on an interval.
+   * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died);
+   * a scheme broadcasts again only for a transaction the chain shows was dropped. Run it at start
+   * and on an interval.
    */
   reconcilePending(options?: { limit?: number; concurrency?: number }): Promise<ReconcileSummary>
   getHealth(): Promise<FacilitatorHealth>

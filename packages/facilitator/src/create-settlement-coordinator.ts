@@ -43,9 +43,10 @@ export type SettlementCoordinator = {
 
 /**
  * Creates the exactly-once settle path: claim the key in the store before anything is sent, run
- * the scheme with the stored transaction (re-await only) and a durable `recordBroadcast`, keep the
- * claim alive with a heartbeat, and store the outcome. Callers of a key already in flight in this
- * process share its promise; callers in other processes poll the store for its outcome.
+ * the scheme with the stored transaction (to re-await; replaced only if dropped) and a durable
+ * `recordBroadcast`, keep the claim alive with a heartbeat, and store the outcome. Callers of a
+ * key already in flight in this process share its promise; callers in other processes poll the
+ * store for its outcome.
  */
 export function createSettlementCoordinator(options: SettlementCoordinatorOptions): SettlementCoordinator {
   const { store, logger, now } = options

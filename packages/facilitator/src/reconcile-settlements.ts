@@ -27,8 +27,9 @@ type ReconcileDeps = {
 /**
  * One reconciliation pass over rows nobody is working on: a `pending` or `broadcast` row is
  * settled again through the coordinator, which hands the scheme the stored transaction to
- * re-await (never re-send). A `claimed` row whose holder died never broadcast; it becomes a
- * retryable failure rather than being sent on the merchant's behalf long after the request.
+ * re-await (re-sent only if the chain shows it was dropped). A `claimed` row whose holder died
+ * never broadcast; it becomes a retryable failure rather than being sent on the merchant's behalf
+ * long after the request.
  */
 export async function reconcileSettlements(
   deps: ReconcileDeps,

@@ -3,7 +3,8 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@tollg
 /**
  * Where one payment's settlement stands. `claimed` → (`broadcast`) → `settled` | `failed` |
  * `pending`. `pending` means a transaction went out but its outcome is not known yet
- * (`settlement_pending`); it is re-awaited, never re-sent.
+ * (`settlement_pending`); it is re-awaited (a scheme sends anew only for a transaction the chain
+ * shows was dropped, recording the new one over the old).
  */
 export type SettlementState = 'claimed' | 'broadcast' | 'pending' | 'settled' | 'failed'
 
