@@ -6,11 +6,23 @@
 //   devnet   both against the LiteSVM devnet over HTTP, the devnet in a child process as an RPC
 //            node on its own machine would be. `tollgate` uses our batching RPC client,
 //            `tollgate-kit-rpc` kit's stock createSolanaRpc (as the official does).
-// Verify rows are the best of BENCH_ROUNDS rounds (default 3; the machine is shared). Writes
-// bench/results/svm-verify.json.
+// Verify rows are the best of BENCH_ROUNDS rounds (default 3; the machine is shared), after a
+// warm-up of BENCH_VERIFY_WARMUP verifies (default 5000) per contender and concurrency: both
+// facilitators (and the devnet) take 2,000-4,000 verifies to reach their steady speed (JIT), ours
+// from about 850 to 290 us at concurrency 1, the reference from about 2,700 to 1,900 us. Each
+// verify row also keeps every round's rate and the 1-minute load average, and the summary the
+// ratio of each round (ours / reference, measured back to back). A separate pass
+// (not timed) runs the devnet contenders through a counting proxy and reports the HTTP requests
+// and JSON-RPC calls per verify, by method, at both concurrencies. Writes
+// bench/results/svm-verify.json. BENCH_PARTS (comma list of ed25519, scheme, devnet.verify,
+// devnet.settle; default all) and BENCH_CONTENDERS (default all) narrow a run;
+// BENCH_DEVNET_NODE_ARGS (e.g. "--cpu-prof") is passed to the devnet child's node.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { generateKeyPairSync, sign as signEd25519, verify as verifyEd25519 } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -45,10 +57,13 @@ import { ExactSvmScheme as OfficialFacilitator } from '@x402/svm/exact/facilitat
 
 const here = dirname(fileURLToPath(import.meta.url))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+// At concurrency 1 ours answers in about 0.3 ms, so a few hundred verifies last a tenth of a
+// second: too short to outlast the noise of a shared machine.
 const VERIFY_OPS = {
-  1: Number(process.env.BENCH_VERIFY_OPS_C1 ?? 300),
-  32: Number(process.env.BENCH_VERIFY_OPS_C32 ?? 2000),
+  1: Number(process.env.BENCH_VERIFY_OPS_C1 ?? 2000),
+  32: Number(process.env.BENCH_VERIFY_OPS_C32 ?? 3000),
 }
+const VERIFY_WARMUP = Number(process.env.BENCH_VERIFY_WARMUP ?? 5000)
 // Every landed transaction closes a devnet block and a blockhash lives 150 blocks, so settle
 // batches stay below 150 and their payments are signed right before the batch.
 const SETTLE_BATCH = 128
@@ -57,6 +72,10 @@ const SETTLE_OPS = {
   32: Number(process.env.BENCH_SETTLE_OPS_C32 ?? 512),
 }
 const CONCURRENCY = [1, 32] as const
+const PARTS = (process.env.BENCH_PARTS ?? 'ed25519,scheme,devnet.verify,devnet.settle').split(',')
+const CONTENDERS = process.env.BENCH_CONTENDERS?.split(',')
+const pick = <T>(all: Record<string, T>): Record<string, T> =>
+  Object.fromEntries(Object.entries(all).filter(([name]) => !CONTENDERS || CONTENDERS.includes(name)))
 
 type Measurement = {
   ops: number
@@ -65,18 +84,25 @@ type Measurement = {
   opsPerSecond: number
   latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number }
   roundsOpsPerSecond?: number[]
+  loadAverage1m?: number
 }
+/** What one contender sent the node per verify: HTTP requests, and JSON-RPC calls by method. */
+type RpcTraffic = { verifies: number; httpRequestsPerVerify: number; callsPerVerify: Record<string, number> }
 type Op = (payment: PaymentPayload, requirements: PaymentRequirements) => Promise<boolean>
 type Scheme = { verify: Op; settle: Op }
 type Signed = { payment: PaymentPayload; requirements: PaymentRequirements }
 
 async function main() {
   const results: Record<string, Measurement> = {}
+  let traffic: Record<string, RpcTraffic> = {}
   const record = (key: string, m: Measurement) => {
     results[key] = m
     report(key, m)
   }
-  await benchEd25519(record)
+  const loadBefore = loadavg()
+  if (PARTS.includes('ed25519')) {
+    await benchEd25519(record)
+  }
   const { child, manifest } = await startDevnetChild()
   try {
     const network = manifest.networks[SOLANA_DEVNET]
@@ -97,19 +123,28 @@ async function main() {
     const verifyPayments = await sign(256)
 
     const stub = createStubRpc()
-    const schemeOnly = {
+    const schemeOnly = pick({
       tollgate: createOurs(stub, feePayers, asset),
       x402: createOfficial(stub, feePayers),
+    })
+    if (PARTS.includes('scheme')) {
+      await benchVerify('scheme', schemeOnly, verifyPayments, record)
     }
-    await benchVerify('scheme', schemeOnly, verifyPayments, record)
 
-    const devnet = {
-      tollgate: createOurs(createSolanaRpcClient(network.rpcUrl), feePayers, asset),
-      'tollgate-kit-rpc': createOurs(createSolanaRpc(network.rpcUrl), feePayers, asset),
-      x402: createOfficial(createSolanaRpc(network.rpcUrl), feePayers),
+    // Each facilitator with the RPC client it would use: ours with its batching client (what the
+    // CLI builds), the official one with kit's createSolanaRpc (what it builds from a URL itself).
+    const devnetContenders = (rpcUrl: string) =>
+      pick({
+        tollgate: createOurs(createSolanaRpcClient(rpcUrl), feePayers, asset),
+        'tollgate-kit-rpc': createOurs(createSolanaRpc(rpcUrl), feePayers, asset),
+        x402: createOfficial(createSolanaRpc(rpcUrl), feePayers),
+      })
+    const devnet = devnetContenders(network.rpcUrl)
+    if (PARTS.includes('devnet.verify')) {
+      await benchVerify('devnet.verify', devnet, verifyPayments, record)
+      traffic = await countTraffic(network.rpcUrl, devnetContenders, verifyPayments)
     }
-    await benchVerify('devnet.verify', devnet, verifyPayments, record)
-    for (const concurrency of CONCURRENCY) {
+    for (const concurrency of PARTS.includes('devnet.settle') ? CONCURRENCY : []) {
       for (const [name, scheme] of Object.entries(devnet)) {
         record(
           `devnet.settle.${name}.c${concurrency}`,
@@ -118,14 +153,27 @@ async function main() {
       }
     }
   } finally {
+    // Closing stdin lets the child exit by itself (and write a --cpu-prof profile); kill it if it lingers.
+    const exited =
+      child.exitCode === null && child.signalCode === null
+        ? new Promise((resolve) => child.once('exit', resolve))
+        : Promise.resolve()
     child.stdin?.end()
-    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGTERM'), 5000)
+    await exited
+    clearTimeout(timer)
   }
   const ratio = (prefix: string, c: number, name = 'tollgate') =>
     round(
       (results[`${prefix}.${name}.c${c}`]?.opsPerSecond ?? 0) /
         (results[`${prefix}.x402.c${c}`]?.opsPerSecond ?? 1),
     )
+  // Ours / reference in each round: the two were measured back to back, under the same load.
+  const roundRatios = (prefix: string, c: number) => {
+    const ours = results[`${prefix}.tollgate.c${c}`]?.roundsOpsPerSecond ?? []
+    const theirs = results[`${prefix}.x402.c${c}`]?.roundsOpsPerSecond ?? []
+    return ours.map((o, i) => round(o / (theirs[i] ?? Number.NaN)))
+  }
   const summary = {
     schemeVerifySpeedup: { c1: ratio('scheme', 1), c32: ratio('scheme', 32) },
     devnetVerifySpeedup: { c1: ratio('devnet.verify', 1), c32: ratio('devnet.verify', 32) },
@@ -134,10 +182,20 @@ async function main() {
       c32: ratio('devnet.verify', 32, 'tollgate-kit-rpc'),
     },
     devnetSettleSpeedup: { c1: ratio('devnet.settle', 1), c32: ratio('devnet.settle', 32) },
+    devnetVerifyRoundRatios: { c1: roundRatios('devnet.verify', 1), c32: roundRatios('devnet.verify', 32) },
+    rpcTrafficPerVerify: traffic,
   }
   console.log(JSON.stringify(summary, null, 2))
   const setup = {
-    machine: '2 cores shared with other work; best of rounds for verify',
+    machine: `${cpus().length} cores (${cpus()[0]?.model}) shared with other work; best of rounds for verify`,
+    loadAverage1m: { before: round(loadBefore[0] ?? 0), after: round(loadavg()[0] ?? 0) },
+    parts: PARTS,
+    verifyOps: { ...VERIFY_OPS, warmup: VERIFY_WARMUP },
+    rpcClients: {
+      tollgate: '@tollgate/svm createSolanaRpcClient (batching, keep-alive; what the CLI uses)',
+      'tollgate-kit-rpc': "kit's createSolanaRpc",
+      x402: "kit's createSolanaRpc (what @x402/svm's toFacilitatorSvmSigner builds from a URL)",
+    },
     devnet: 'LiteSVM JSON-RPC server in a child process, 127.0.0.1',
     feePayers: 'the same keys for both facilitators',
     rounds: ROUNDS,
@@ -150,7 +208,13 @@ async function main() {
     summary,
     results,
   }
-  await writeFile(join(here, 'results', 'svm-verify.json'), `${JSON.stringify(body, null, 2)}\n`)
+  console.log(
+    `load average (1 min): ${setup.loadAverage1m.before} before, ${setup.loadAverage1m.after} after`,
+  )
+  // A narrowed run does not replace the full results.
+  const partial = process.env.BENCH_PARTS !== undefined || CONTENDERS !== undefined
+  const file = partial ? 'svm-verify.partial.json' : 'svm-verify.json'
+  await writeFile(join(here, 'results', file), `${JSON.stringify(body, null, 2)}\n`)
 }
 
 // One signature over a 400-byte message (a payment message's size), both APIs, sequential and 32 at a time.
@@ -186,12 +250,10 @@ async function benchVerify(
       for (const [name, scheme] of Object.entries(schemes)) {
         const op = (i: number) => run(payments, i, scheme.verify)
         if (r === 0) {
-          await measure(200, concurrency, op)
+          await measure(VERIFY_WARMUP, concurrency, op)
         }
-        rounds.set(name, [
-          ...(rounds.get(name) ?? []),
-          await measure(VERIFY_OPS[concurrency], concurrency, op),
-        ])
+        const m = await measure(VERIFY_OPS[concurrency], concurrency, op)
+        rounds.set(name, [...(rounds.get(name) ?? []), { ...m, loadAverage1m: round(loadavg()[0] ?? 0) }])
       }
     }
     for (const [name, list] of rounds) {
@@ -201,6 +263,90 @@ async function benchVerify(
         roundsOpsPerSecond: list.map((m) => m.opsPerSecond),
       })
     }
+  }
+}
+
+/**
+ * Runs every contender's verifies through a local proxy to the devnet that counts HTTP requests
+ * and JSON-RPC calls by method; fresh contenders, so nothing is counted from the timed runs.
+ */
+async function countTraffic(
+  rpcUrl: string,
+  contenders: (rpcUrl: string) => Record<string, Scheme>,
+  payments: Signed[],
+): Promise<Record<string, RpcTraffic>> {
+  const proxy = await startCountingProxy(rpcUrl)
+  const traffic: Record<string, RpcTraffic> = {}
+  try {
+    for (const [name, scheme] of Object.entries(contenders(proxy.url))) {
+      for (const concurrency of CONCURRENCY) {
+        const verifies = concurrency === 1 ? 100 : 512
+        proxy.reset()
+        const m = await measure(verifies, concurrency, (i) => run(payments, i, scheme.verify))
+        if (m.failures > 0) {
+          throw new Error(`${name}: ${m.failures} verifies failed through the counting proxy`)
+        }
+        traffic[`${name}.c${concurrency}`] = {
+          verifies,
+          httpRequestsPerVerify: round(proxy.requests / verifies),
+          callsPerVerify: Object.fromEntries(
+            Object.entries(proxy.calls).map(([method, n]) => [method, round(n / verifies)]),
+          ),
+        }
+      }
+    }
+  } finally {
+    await proxy.close()
+  }
+  return traffic
+}
+
+async function startCountingProxy(target: string) {
+  const counts = { requests: 0, calls: {} as Record<string, number> }
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      counts.requests++
+      const parsed = JSON.parse(body) as { method?: string } | { method?: string }[]
+      for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
+        const method = call.method ?? '?'
+        counts.calls[method] = (counts.calls[method] ?? 0) + 1
+      }
+      const upstream = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+      const text = await upstream.text()
+      response
+        .writeHead(upstream.status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        })
+        .end(text)
+    })
+  })
+  server.keepAliveTimeout = 30_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() {
+      return counts.requests
+    },
+    get calls() {
+      return counts.calls
+    },
+    reset() {
+      counts.requests = 0
+      counts.calls = {}
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -382,9 +528,14 @@ function report(label: string, m: Measurement) {
 }
 
 async function startDevnetChild(): Promise<{ child: ChildProcess; manifest: DevnetManifest }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--devnet'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
+  const nodeArgs = (process.env.BENCH_DEVNET_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url), '--devnet'],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  )
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   for await (const line of lines) {
     if (line.startsWith('{')) {
