@@ -30,7 +30,11 @@ type Exchange = {
 
 type Head = { status: number; statusText: string; headers: Record<string, string>; keepAlive: boolean }
 
-type BodyMode = { kind: 'length'; remaining: number } | { kind: 'chunked' } | { kind: 'close' }
+type BodyMode =
+  | { kind: 'length'; remaining: number }
+  /** `left`: bytes of the current chunk still to come; `crlf`: its closing CRLF still to come. */
+  | { kind: 'chunked'; left: number; crlf: boolean }
+  | { kind: 'close' }
 
 /**
  * A small HTTP/1.1 client for one endpoint: POSTs a JSON body over keep-alive connections (one
@@ -241,7 +245,7 @@ class Connection {
         if (body.remaining > 0) {
           return
         }
-      } else if (!this.readChunks()) {
+      } else if (!this.readChunks(body)) {
         return
       }
       // Leftover bytes would belong to no request: such a connection is not reused.
@@ -253,9 +257,29 @@ class Connection {
     }
   }
 
-  /** Reads chunked data; true once the last chunk and the trailers are in. */
-  private readChunks(): boolean {
+  /** Reads chunked data as it arrives; true once the last chunk and the trailers are in. */
+  private readChunks(body: { kind: 'chunked'; left: number; crlf: boolean }): boolean {
     for (;;) {
+      if (body.left > 0) {
+        const take = Math.min(body.left, this.buffer.length)
+        this.chunks.push(this.buffer.subarray(0, take))
+        this.buffer = this.buffer.subarray(take)
+        body.left -= take
+        if (body.left > 0) {
+          return false
+        }
+        body.crlf = true
+      }
+      if (body.crlf) {
+        if (this.buffer.length < 2) {
+          return false
+        }
+        if (this.buffer[0] !== 13 || this.buffer[1] !== 10) {
+          throw new Error('bad chunk in the RPC response')
+        }
+        this.buffer = this.buffer.subarray(2)
+        body.crlf = false
+      }
       const lineEnd = this.buffer.indexOf(CRLF)
       if (lineEnd === -1) {
         return false
@@ -280,12 +304,8 @@ class Connection {
         this.buffer = this.buffer.subarray(end)
         return true
       }
-      const start = lineEnd + 2
-      if (this.buffer.length < start + size + 2) {
-        return false
-      }
-      this.chunks.push(this.buffer.subarray(start, start + size))
-      this.buffer = this.buffer.subarray(start + size + 2)
+      this.buffer = this.buffer.subarray(lineEnd + 2)
+      body.left = size
     }
   }
 
@@ -325,7 +345,7 @@ function bodyModeOf(head: Head): BodyMode {
     return { kind: 'length', remaining: 0 }
   }
   if (head.headers['transfer-encoding']?.toLowerCase().includes('chunked')) {
-    return { kind: 'chunked' }
+    return { kind: 'chunked', left: 0, crlf: false }
   }
   const length = head.headers['content-length']
   if (length !== undefined) {

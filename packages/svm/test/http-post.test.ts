@@ -158,6 +158,25 @@ describe('createHttpPost', () => {
     expect(raw.stats).toEqual({ connections: 2, requests: 3 })
   })
 
+  test('behavior: a chunked body with extensions and trailers, trickling in a few bytes at a time', async () => {
+    const response =
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nx-sum: 1\r\n\r\n'
+    const raw = await startRaw((_, socket) => {
+      socket.setNoDelay(true)
+      const write = (at: number) => {
+        if (at < response.length) {
+          socket.write(response.slice(at, at + 3))
+          setImmediate(() => write(at + 3))
+        }
+      }
+      write(0)
+    })
+    const post = createHttpPost(raw.url, { timeoutMs: 5000 })
+    expect((await post('{}')).text).toBe('hello world')
+    expect((await post('{}')).text).toBe('hello world')
+    expect(raw.stats).toEqual({ connections: 1, requests: 2 })
+  })
+
   test('behavior: an error status resolves with its status and text', async () => {
     const raw = await startRaw((_, socket) =>
       socket.write('HTTP/1.1 429 Too Many Requests\r\ncontent-length: 4\r\n\r\nslow'),
