@@ -3,6 +3,7 @@ import {
   type ClaimSettlementResult,
   type CompleteSettlementParameters,
   emptyStateCounts,
+  type ReplaceTransactionParameters,
   type SettlementRecord,
   type SettlementStateCounts,
   type SettlementStore,
@@ -79,6 +80,18 @@ export function createMemorySettlementStore(): SettlementStore {
       return row !== undefined
     },
 
+    async replaceTransaction({ key, from, to, now }: ReplaceTransactionParameters) {
+      const row = rows.get(key)
+      if (!row || row.transaction !== from || !isUnfinished(row)) {
+        return false
+      }
+      row.transaction = to
+      delete row.owner
+      row.leaseUntil = Math.min(row.leaseUntil, now)
+      row.updatedAt = now
+      return true
+    },
+
     async complete(parameters: CompleteSettlementParameters) {
       const row = held(parameters.key, parameters.owner)
       if (!row) {
@@ -133,8 +146,10 @@ function canTakeOver(row: SettlementRecord, fingerprint: string, now: number): b
   return row.state !== 'settled' && row.leaseUntil <= now
 }
 
+function isUnfinished(row: SettlementRecord): boolean {
+  return row.state === 'pending' || row.state === 'claimed' || row.state === 'broadcast'
+}
+
 function isReconcilable(row: SettlementRecord, now: number): boolean {
-  return (
-    (row.state === 'pending' || row.state === 'claimed' || row.state === 'broadcast') && row.leaseUntil <= now
-  )
+  return isUnfinished(row) && row.leaseUntil <= now
 }

@@ -6,6 +6,7 @@ import {
   type ClaimSettlementResult,
   type CompleteSettlementParameters,
   emptyStateCounts,
+  type ReplaceTransactionParameters,
   type SettlementRecord,
   type SettlementState,
   type SettlementStore,
@@ -137,6 +138,23 @@ export async function createPostgresSettlementStore<T>(
           updated_at: new Date(now),
           state: sql<SettlementState>`case when state = 'claimed' then 'broadcast' else state end`,
         })
+        .executeTakeFirst()
+      return result.numUpdatedRows > 0n
+    },
+
+    async replaceTransaction(p: ReplaceTransactionParameters) {
+      const now = new Date(p.now)
+      const result = await db
+        .updateTable(SETTLEMENT_TABLE)
+        .set({
+          transaction: p.to,
+          owner: null,
+          lease_until: sql<Date>`least(lease_until, ${now})`,
+          updated_at: now,
+        })
+        .where('key', '=', p.key)
+        .where('transaction', '=', p.from)
+        .where('state', 'in', ['claimed', 'broadcast', 'pending'])
         .executeTakeFirst()
       return result.numUpdatedRows > 0n
     },

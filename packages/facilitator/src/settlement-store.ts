@@ -69,13 +69,24 @@ export type CompleteSettlementParameters = {
   now: number
 }
 
+/** Input of {@link SettlementStore.replaceTransaction}. */
+export type ReplaceTransactionParameters = {
+  key: string
+  /** The transaction the caller recorded earlier; nothing changes unless the row still holds it. */
+  from: string
+  /** Its replacement: the same sender and nonce with higher fees, so at most one of them is mined. */
+  to: string
+  now: number
+}
+
 /** Counts of rows per state. */
 export type SettlementStateCounts = Record<SettlementState, number>
 
 /**
  * Durable exactly-once bookkeeping for settlements. Every write after the claim is fenced by
  * `owner`: it only lands while that owner still holds the row, so a process that lost its lease
- * (paused, or presumed dead and taken over) cannot overwrite the new holder's progress.
+ * (paused, or presumed dead and taken over) cannot overwrite the new holder's progress. The one
+ * exception, {@link SettlementStore.replaceTransaction}, is a compare-and-set on the transaction.
  */
 export interface SettlementStore {
   /** Atomically inserts the key, or takes it over when allowed (see {@link ClaimSettlementResult}). */
@@ -84,6 +95,14 @@ export interface SettlementStore {
   renew(key: string, owner: string, leaseUntil: number): Promise<boolean>
   /** Records the broadcast transaction (state `broadcast`); `false` when the owner lost the row. */
   recordBroadcast(key: string, owner: string, transaction: string, now: number): Promise<boolean>
+  /**
+   * Swaps the row's transaction from `from` to `to` while the row is not final
+   * (`claimed`/`broadcast`/`pending`) and still holds `from`; `false` otherwise. Not fenced by
+   * owner: the relayer replaces a stuck transaction after the settle that sent it answered
+   * `settlement_pending` and released the row. It releases any current holder too (owner cleared,
+   * lease ended): that holder started from the old hash, and its stale decisions must not land.
+   */
+  replaceTransaction(parameters: ReplaceTransactionParameters): Promise<boolean>
   /** Stores the outcome and releases the lease; `false` when the owner lost the row. */
   complete(parameters: CompleteSettlementParameters): Promise<boolean>
   get(key: string): Promise<SettlementRecord | undefined>

@@ -219,6 +219,97 @@ export function describeSettlementStoreContract(name: string, open: () => Promis
       expect(await store.get('k1')).toMatchObject({ state: 'settled', transaction: '0xnew' })
     })
 
+    test('behavior: a replacement swaps the transaction it recorded, by compare-and-set', async () => {
+      const store = await open()
+      const pending = { success: false, errorReason: 'settlement_pending', transaction: '0xa', network: 'n' }
+      await store.claim(buildClaim())
+      await store.recordBroadcast('k1', 'a', '0xa', T0 + 1)
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'pending',
+        result: pending,
+        transaction: '0xa',
+        now: T0 + 2,
+      })
+      expect(await store.replaceTransaction({ key: 'k1', from: '0xother', to: '0xb', now: T0 + 3 })).toBe(
+        false,
+      )
+      expect(await store.get('k1')).toMatchObject({ transaction: '0xa', updatedAt: T0 + 2 })
+      expect(await store.replaceTransaction({ key: 'k1', from: '0xa', to: '0xb', now: T0 + 3 })).toBe(true)
+      const swapped = await store.get('k1')
+      expect(swapped).toMatchObject({
+        state: 'pending',
+        transaction: '0xb',
+        result: pending,
+        leaseUntil: T0 + 2,
+        updatedAt: T0 + 3,
+      })
+      expect(swapped?.owner).toBeUndefined()
+      // The old hash no longer matches: a stale replacement of it cannot undo the swap.
+      expect(await store.replaceTransaction({ key: 'k1', from: '0xa', to: '0xc', now: T0 + 4 })).toBe(false)
+      expect(await store.replaceTransaction({ key: 'k1', from: '0xb', to: '0xc', now: T0 + 4 })).toBe(true)
+      expect(await store.get('k1')).toMatchObject({ state: 'pending', transaction: '0xc' })
+      const reawait = await store.claim(buildClaim({ owner: 'b', now: T0 + 5 }))
+      expect(reawait).toMatchObject({ claimed: true, record: { transaction: '0xc' } })
+    })
+
+    test('behavior: a replacement of a held row releases its holder', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      await store.recordBroadcast('k1', 'a', '0xa', T0 + 1)
+      expect(await store.replaceTransaction({ key: 'k1', from: '0xa', to: '0xb', now: T0 + 5 })).toBe(true)
+      const released = await store.get('k1')
+      expect(released).toMatchObject({ state: 'broadcast', transaction: '0xb', leaseUntil: T0 + 5 })
+      expect(released?.owner).toBeUndefined()
+      // The holder started from 0xa: none of its later writes lands.
+      expect(await store.recordBroadcast('k1', 'a', '0xz', T0 + 6)).toBe(false)
+      expect(await store.renew('k1', 'a', T0 + 3 * LEASE)).toBe(false)
+      const stale = await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'pending',
+        result: { success: false, errorReason: 'settlement_pending', transaction: '0xa', network: 'n' },
+        transaction: '0xa',
+        now: T0 + 6,
+      })
+      expect(stale).toBe(false)
+      expect((await store.listReconcilable(T0 + 6, 10)).map((r) => r.key)).toEqual(['k1'])
+      const next = await store.claim(buildClaim({ owner: 'b', now: T0 + 6 }))
+      expect(next).toMatchObject({ claimed: true, record: { state: 'broadcast', transaction: '0xb' } })
+    })
+
+    test('behavior: a final or missing row is never swapped', async () => {
+      const store = await open()
+      const failed = { success: false, errorReason: 'x', transaction: '0xr', network: 'eip155:84532' }
+      await store.claim(buildClaim())
+      await store.claim(buildClaim({ key: 'k2' }))
+      await store.recordBroadcast('k1', 'a', '0xt', T0 + 1)
+      await store.recordBroadcast('k2', 'a', '0xr', T0 + 1)
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'settled',
+        result: ok,
+        transaction: '0xt',
+        now: T0 + 2,
+      })
+      await store.complete({
+        key: 'k2',
+        owner: 'a',
+        state: 'failed',
+        result: failed,
+        transaction: '0xr',
+        now: T0 + 2,
+      })
+      expect(await store.replaceTransaction({ key: 'k1', from: '0xt', to: '0xb', now: T0 + 3 })).toBe(false)
+      expect(await store.replaceTransaction({ key: 'k2', from: '0xr', to: '0xb', now: T0 + 3 })).toBe(false)
+      expect(await store.replaceTransaction({ key: 'nope', from: '0xt', to: '0xb', now: T0 + 3 })).toBe(false)
+      expect(await store.get('k1')).toMatchObject({ state: 'settled', transaction: '0xt', updatedAt: T0 + 2 })
+      expect(await store.get('k2')).toMatchObject({ state: 'failed', transaction: '0xr', updatedAt: T0 + 2 })
+      expect(await store.get('nope')).toBeUndefined()
+    })
+
     test('behavior: get of an unknown key is undefined', async () => {
       const store = await open()
       expect(await store.get('nope')).toBeUndefined()
