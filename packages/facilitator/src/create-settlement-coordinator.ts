@@ -111,26 +111,19 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
     preparing: Promise<unknown> | undefined,
   ): Promise<SettleResponse> {
     const { key } = record
-    let broadcast = record.transaction
+    const recorder = createBroadcastRecorder(key, owner)
     const stopHeartbeat = startHeartbeat(key, owner)
     const prepared = record.transaction ? undefined : await preparing
     const context: SettleContext = {
       ...(record.transaction ? { previousTransaction: record.transaction } : {}),
       ...(prepared === undefined ? {} : { prepared }),
-      async recordBroadcast(transaction) {
-        if (!(await store.recordBroadcast(key, owner, transaction, now()))) {
-          throw new AppError('settlement_store_failed', {
-            context: { key },
-            message: 'the settlement claim was lost before broadcast',
-          })
-        }
-        broadcast = transaction
-      },
+      recordBroadcast: recorder.record,
     }
     let result: SettleResponse
     try {
       result = await scheme.settle(record.paymentPayload, record.paymentRequirements, context)
     } catch (error) {
+      const broadcast = recorder.latest() ?? record.transaction
       logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
       result = broadcast
         ? pendingResult({ ...record, transaction: broadcast })
@@ -144,23 +137,70 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
     } finally {
       stopHeartbeat()
     }
-    return storeOutcome(record, owner, result, broadcast)
+    return storeOutcome(record, owner, result, recorder.latest())
+  }
+
+  // A settle's `recordBroadcast`. The relayer calls it again for each fee-bumped replacement of a
+  // stuck transaction (same sender and nonce), also after the settle answered `settlement_pending`
+  // and released the row. So when the owner-fenced write is refused, a transaction this settle
+  // recorded itself is swapped for the new one by compare-and-set on the row. That keeps
+  // exactly-once: one settle's calls are replacements of one relayer nonce (or sends the node
+  // refused), so at most one of them is mined, and recovery finds whichever was through the
+  // payment nonce's logs. A settle that lost its claim before recording anything may not send at
+  // all: it throws, and the relayer does not broadcast.
+  function createBroadcastRecorder(key: string, owner: string) {
+    let latest: string | undefined
+    return {
+      latest: () => latest,
+      async record(transaction: string): Promise<void> {
+        const at = now()
+        const stored =
+          (await store.recordBroadcast(key, owner, transaction, at)) ||
+          (latest !== undefined &&
+            (await store.replaceTransaction({ key, from: latest, to: transaction, now: at })))
+        if (!stored) {
+          throw new AppError('settlement_store_failed', {
+            context: { key },
+            message: 'the settlement claim was lost before broadcast',
+          })
+        }
+        latest = transaction
+      },
+    }
   }
 
   async function storeOutcome(
     record: SettlementRecord,
     owner: string,
     result: SettleResponse,
-    broadcast: string | undefined,
+    recorded: string | undefined,
   ): Promise<SettleResponse> {
     const pending = !result.success && result.errorReason === REASONS.settlementPending
-    // A failure the scheme reports with no transaction has nothing in flight: it stays retryable.
-    const transaction = result.transaction || (result.success || pending ? broadcast : undefined)
+    const known = recorded ?? record.transaction
+    // A pending outcome keeps the newest transaction recorded: a replacement sent during the wait
+    // supersedes the hash the scheme awaited. A failure the scheme reports with no transaction has
+    // nothing in flight: it stays retryable.
+    const transaction = pending
+      ? (recorded ?? (result.transaction || known))
+      : result.transaction || (result.success ? known : undefined)
+    const answer = pending && transaction ? { ...result, transaction } : result
     const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
-    const stored = await store.complete({ key: record.key, owner, state, result, transaction, now: now() })
+    const stored = await store.complete({
+      key: record.key,
+      owner,
+      state,
+      result: answer,
+      transaction,
+      now: now(),
+    })
     if (!stored) {
-      // Another process took the key over (our lease ran out mid-settle); its record wins.
+      // Another process took the key over (our lease ran out mid-settle, or a replacement of the
+      // transaction we started from released us); its record wins. A success stands anyway: the
+      // chain shows the transfer, and the payment can have no other.
       logger.warn({ key: record.key, state }, 'settlement claim lost before storing the outcome')
+      if (result.success) {
+        return result
+      }
       const current = await store.get(record.key)
       if (current?.result && (current.state === 'settled' || current.state === 'failed')) {
         return current.result
@@ -168,7 +208,7 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
       return pendingResult(current ?? record)
     }
     logger.info({ key: record.key, network: record.network, state, transaction }, 'settlement stored')
-    return result
+    return answer
   }
 
   function startHeartbeat(key: string, owner: string): () => void {
