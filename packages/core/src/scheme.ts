@@ -34,7 +34,9 @@ export type SettleContext = {
   prepared?: unknown
   /**
    * Records the transaction id durably. The scheme calls it as soon as the id is known (for EVM,
-   * before or right after broadcasting the signed transaction) and before waiting for it.
+   * before or right after broadcasting the signed transaction) and before waiting for it. A later
+   * call within the same settle (even after it answered) records a replacement, so it must be a
+   * transaction that can only execute if the earlier one does not (EVM: same sender and nonce).
    */
   recordBroadcast(transaction: string): Promise<void>
 }
