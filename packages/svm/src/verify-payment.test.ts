@@ -258,6 +258,25 @@ describe('verify (solana): transaction checks', () => {
     await badSignature(await buildPaymentTransaction(noop, instructions))
   })
 
+  test('behavior: concurrent verifies (signatures checked on the thread pool) give the same verdicts', async () => {
+    const requirements = buildRequirements(fixture)
+    const transactions = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? honest() : tampered())),
+    )
+    const alone: boolean[] = []
+    for (const transaction of transactions) {
+      alone.push((await facilitator.verify(buildPayment(requirements, transaction), requirements)).isValid)
+    }
+    const together = await Promise.all(
+      transactions.map(
+        async (transaction) =>
+          (await facilitator.verify(buildPayment(requirements, transaction), requirements)).isValid,
+      ),
+    )
+    expect(alone).toEqual([true, false, true, false, true, false, true, false])
+    expect(together).toEqual(alone)
+  })
+
   test('behavior: a bad signature is signature_invalid whatever the simulation says or throws', async () => {
     const requirements = buildRequirements(fixture)
     const payment = buildPayment(requirements, await tampered())

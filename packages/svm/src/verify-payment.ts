@@ -50,6 +50,9 @@ const invalid = (refusal: PaymentRefusal, payer?: string): VerifyOutcome => ({
   },
 })
 
+/** Verifies in this process between their layout checks and their answer. */
+let active = 0
+
 /**
  * Verifies an x402 exact-SVM payment: the requirements, the fee payer, the transaction's layout and
  * transfer, every payer signature (locally), then one `simulateTransaction` unless `simulate` is
@@ -82,35 +85,53 @@ export async function verifyPayment(
     return invalid(checked, checked.payer)
   }
   const payer = toAddress(checked.authority)
-  // The simulation goes out before the signatures are checked, so the Ed25519 work (WebCrypto, on
-  // libuv's thread pool) overlaps the RPC round trip. The signature verdict still comes first: a
-  // bad signature is refused as such, whatever the simulation says or throws.
+  let refusal: PaymentRefusal | undefined
+  active++
+  try {
+    refusal = await checkSignaturesAndSimulate(context, decoded, requirements, transaction, options)
+  } finally {
+    active--
+  }
+  if (refusal) {
+    return invalid(refusal, payer)
+  }
+  return { response: { isValid: true, payer }, verified: { decoded, transfer: checked, feePayer } }
+}
+
+/**
+ * The payer signatures, then the simulation's verdict. The simulation goes out first, so that the
+ * node works while we check Ed25519 signatures; the signature verdict still comes first: a bad
+ * signature is refused as such, whatever the simulation says or throws.
+ */
+async function checkSignaturesAndSimulate(
+  context: VerifyContext,
+  decoded: DecodedPaymentTransaction,
+  requirements: PaymentRequirements,
+  transaction: string,
+  options: { simulate: boolean },
+): Promise<PaymentRefusal | undefined> {
   const simulation =
     options.simulate && context.rpc
       ? settle(simulatePayment(context.rpc, transaction, requirements.network))
       : undefined
   if (simulation) {
     // One event-loop turn, so that a transport which sends on setImmediate (createSolanaRpcClient
-    // batches a turn's calls) writes the request before the thread pool takes a core for Ed25519:
-    // the node then works while we verify (about 200 -> 165 us per verify at concurrency 1).
+    // batches a turn's calls) writes the request before the signature check takes the CPU.
     await new Promise((resolve) => setImmediate(resolve))
   }
-  if (!(await verifyTransactionSignatures(decoded))) {
-    return invalid(
-      { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' },
-      payer,
-    )
+  // Alone, verify on the event loop (no thread hand-off); with other verifies waiting for the
+  // loop, on the thread pool (see verifyTransactionSignatures).
+  if (!(await verifyTransactionSignatures(decoded, { offload: active > 1 }))) {
+    return { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' }
   }
   if (simulation) {
     const outcome = await simulation
     if (!outcome.ok) {
       throw outcome.error
     }
-    if (outcome.value) {
-      return invalid(outcome.value, payer)
-    }
+    return outcome.value
   }
-  return { response: { isValid: true, payer }, verified: { decoded, transfer: checked, feePayer } }
+  return undefined
 }
 
 /** A promise's outcome as data, so that it can be awaited later without an unhandled rejection. */

@@ -1,26 +1,68 @@
+import { createPublicKey, type KeyObject, verify } from 'node:crypto'
 import type { DecodedPaymentTransaction } from './decode-payment-transaction.js'
 import { type RawKey, toKeyBytes } from './raw-keys.js'
 
 const KEY_CACHE_SIZE = 10_000
-/** Imported public keys; payers repeat, and importing a key costs about as much as a verification. */
-const keys = new Map<RawKey, Promise<CryptoKey>>()
+// Ed25519 SPKI DER prefix: node:crypto takes a raw 32-byte public key after it.
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 
-function getKey(signer: RawKey): Promise<CryptoKey> {
-  let key = keys.get(signer)
+/** Public keys in both forms, built once: payers repeat, and building a key costs about a verification. */
+const keyObjects = new Map<RawKey, KeyObject | null>()
+const cryptoKeys = new Map<RawKey, Promise<CryptoKey>>()
+
+function remember<V>(cache: Map<RawKey, V>, signer: RawKey, value: V): V {
+  if (cache.size >= KEY_CACHE_SIZE) {
+    cache.clear()
+  }
+  cache.set(signer, value)
+  return value
+}
+
+function getKeyObject(signer: RawKey): KeyObject | null {
+  const cached = keyObjects.get(signer)
+  if (cached !== undefined) {
+    return cached
+  }
+  let key: KeyObject | null
+  try {
+    key = createPublicKey({
+      key: Buffer.concat([ED25519_SPKI_PREFIX, toKeyBytes(signer)]),
+      format: 'der',
+      type: 'spki',
+    })
+  } catch {
+    key = null
+  }
+  return remember(keyObjects, signer, key)
+}
+
+function getCryptoKey(signer: RawKey): Promise<CryptoKey> {
+  let key = cryptoKeys.get(signer)
   if (!key) {
     key = crypto.subtle.importKey('raw', new Uint8Array(toKeyBytes(signer)), 'Ed25519', false, ['verify'])
-    key.catch(() => keys.delete(signer))
-    if (keys.size >= KEY_CACHE_SIZE) {
-      keys.clear()
-    }
-    keys.set(signer, key)
+    key.catch(() => cryptoKeys.delete(signer))
+    remember(cryptoKeys, signer, key)
   }
   return key
 }
 
-async function verifyEd25519(signer: RawKey, signature: Buffer, message: Buffer): Promise<boolean> {
+function verifyNow(signer: RawKey, signature: Buffer, message: Buffer): boolean {
+  const key = getKeyObject(signer)
   try {
-    return await crypto.subtle.verify('Ed25519', await getKey(signer), asView(signature), asView(message))
+    return key !== null && verify(null, message, key, signature)
+  } catch {
+    return false
+  }
+}
+
+async function verifyOnThreadPool(signer: RawKey, signature: Buffer, message: Buffer): Promise<boolean> {
+  try {
+    return await crypto.subtle.verify(
+      'Ed25519',
+      await getCryptoKey(signer),
+      asView(signature),
+      asView(message),
+    )
   } catch {
     // Not a valid curve point: no signature can verify against it.
     return false
@@ -30,16 +72,17 @@ async function verifyEd25519(signer: RawKey, signature: Buffer, message: Buffer)
 /**
  * Whether every required signer except the fee payer (static account 0) has a valid Ed25519
  * signature over the message bytes; the simulation later runs with `sigVerify: false`, so this is
- * the real signature check. WebCrypto (what kit's `verifySignature` calls) with cached keys:
- * bench/svm-verify.ts measured it against synchronous `node:crypto.verify` and it costs the same
- * CPU, but Node runs it on libuv's thread pool, off the event loop, so verify overlaps it with
- * the simulation's round trip (about 80 µs less latency per verify at concurrency 1).
+ * the real signature check. Both ways are OpenSSL and cost the same CPU (bench/svm-verify.ts,
+ * `ed25519.*`); they differ in where it runs. `offload: false` verifies at once with
+ * `node:crypto.verify` on the event loop: the lowest latency when nothing else is waiting for the
+ * loop (one verify at a time: about 35 us less per verify than the thread-pool round trip).
+ * `offload: true` uses WebCrypto, which Node runs on libuv's thread pool, so that many concurrent
+ * verifies spread over the cores instead of queueing on the event loop.
  */
-export async function verifyTransactionSignatures({
-  signatures,
-  messageBytes,
-  message,
-}: DecodedPaymentTransaction): Promise<boolean> {
+export async function verifyTransactionSignatures(
+  { signatures, messageBytes, message }: DecodedPaymentTransaction,
+  options: { offload: boolean },
+): Promise<boolean> {
   const checks: Promise<boolean>[] = []
   for (let i = 1; i < message.numSigners; i++) {
     const signer = message.accountKeys[i]
@@ -47,7 +90,13 @@ export async function verifyTransactionSignatures({
     if (!signer || !signature) {
       return false
     }
-    checks.push(verifyEd25519(signer, signature, messageBytes))
+    if (!options.offload) {
+      if (!verifyNow(signer, signature, messageBytes)) {
+        return false
+      }
+    } else {
+      checks.push(verifyOnThreadPool(signer, signature, messageBytes))
+    }
   }
   return (await Promise.all(checks)).every(Boolean)
 }
