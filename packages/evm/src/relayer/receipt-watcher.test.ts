@@ -69,6 +69,17 @@ describe('ReceiptWatcher', () => {
     watcher.close()
   })
 
+  it('looks again within milliseconds for a transaction mined just after its send, not a whole interval later', async () => {
+    const blocks = new Map<bigint, TransactionReceipt[]>([[5n, []]])
+    const node = createNode(blocks)
+    // A one-minute interval: without the catch-up polls this wait would outlast the test's timeout.
+    const watcher = new ReceiptWatcher(node.client, { network: 'eip155:1', pollingIntervalMs: 60_000 })
+    const waiting = watcher.wait([HASH], 120_000)
+    setTimeout(() => blocks.set(6n, [receipt(HASH, 6n)]), 5)
+    expect((await waiting).blockNumber).toBe(6n)
+    watcher.close()
+  })
+
   it('rejects with relayer_receipt_timeout when nothing comes', async () => {
     const node = createNode(new Map([[1n, []]]))
     const watcher = new ReceiptWatcher(node.client, { network: 'eip155:1', pollingIntervalMs: 5 })

@@ -27,6 +27,8 @@ export class ReceiptWatcher {
   readonly #client: ReceiptClient
   readonly #network: string
   readonly #intervalMs: number
+  /** Delay of the next tick while a just-sent transaction was not found yet (doubles up to the interval). */
+  #catchUpMs: number | undefined
   readonly #waiters = new Map<Hash, Set<Waiter>>()
   #lastBlock: bigint | undefined
   #timer: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | undefined
@@ -136,6 +138,11 @@ export class ReceiptWatcher {
       // Direct lookups of new waiters run alongside the block number read: one round trip when
       // the transaction is already mined, which is the common case on fast chains.
       const fresh = [...this.#allWaiters()].filter((w) => w.fresh)
+      if (fresh.length > 0) {
+        // A node may mine a transaction just after answering its send (anvil's automine does):
+        // a waiter not found at once is looked for again after 1, 2, 4… ms, not a whole interval.
+        this.#catchUpMs = 0.5
+      }
       const [head] = await Promise.all([
         this.#client.getBlockNumber({ cacheTime: 0 }),
         ...fresh.map((waiter) => this.#lookUp(waiter)),
@@ -158,8 +165,21 @@ export class ReceiptWatcher {
         // Idle: the next waiter starts from the head again (its direct lookup covers older blocks).
         this.#lastBlock = undefined
       }
-      this.#schedule(this.#intervalMs)
+      this.#schedule(this.#nextDelay())
     }
+  }
+
+  #nextDelay(): number {
+    if (this.#catchUpMs === undefined || this.#waiters.size === 0) {
+      this.#catchUpMs = undefined
+      return this.#intervalMs
+    }
+    this.#catchUpMs *= 2
+    if (this.#catchUpMs >= this.#intervalMs) {
+      this.#catchUpMs = undefined
+      return this.#intervalMs
+    }
+    return this.#catchUpMs
   }
 
   async #scanBlock(blockNumber: bigint): Promise<void> {
