@@ -1,17 +1,7 @@
+import type { createAssetRegistry, FacilitatorRequest } from '@tollgate/core'
 import {
-  type Asset,
-  createAssetRegistry,
-  type FacilitatorRequest,
-  type PaymentRequirements,
-} from '@tollgate/core'
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, toViemChain } from '@tollgate/devnet'
-import {
-  createEip3009Client,
   createEip3009Facilitator,
-  createEip3009Server,
-  createPermit2Client,
   createPermit2Facilitator,
-  createPermit2Server,
   createRelayer,
   eip3009Abi,
   type Relayer,
@@ -21,8 +11,7 @@ import {
 import { sql } from 'kysely'
 import {
   type Address,
-  createPublicClient,
-  createTestClient,
+  type createTestClient,
   createWalletClient,
   erc20Abi,
   getAddress,
@@ -37,6 +26,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createFacilitator } from '../src/create-facilitator.js'
 import { createPostgresSettlementStore } from '../src/postgres-settlement-store.js'
 import type { SettlementStore } from '../src/settlement-store.js'
+import { BASE, startBaseSepoliaFixture } from './base-sepolia-fixture.js'
 import { closeTestDatabases, type TestDatabase, testDatabaseKinds } from './test-databases.js'
 
 // A settlement whose transaction was broadcast, recorded, and then dropped from the mempool before
@@ -44,11 +34,10 @@ import { closeTestDatabases, type TestDatabase, testDatabaseKinds } from './test
 // when it expired). Automine is off while the first facilitator sends, so its transaction waits in
 // anvil's pool until the test drops it.
 
-const BASE = 'eip155:84532'
 const RECEIPT_TIMEOUT_MS = 1_000
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
-let devnet: LocalDevnet
+let fixture: Awaited<ReturnType<typeof startBaseSepoliaFixture>>
 let client: PublicClient
 let anvil: ReturnType<typeof createTestClient>
 let assets: ReturnType<typeof createAssetRegistry>
@@ -57,29 +46,16 @@ let warpSeconds = 0
 const now = () => Date.now() + warpSeconds * 1000
 
 beforeAll(async () => {
-  devnet = await startDevnet({
-    solana: false,
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
-  })
-  const network = devnet.networks[BASE]
-  if (!network) {
-    throw new Error('no Base Sepolia devnet')
-  }
-  const chain = toViemChain(network)
-  client = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
-  anvil = createTestClient({ chain, mode: 'anvil', transport: http() })
-  assets = createAssetRegistry(Object.values(network.assets).map((a) => ({ ...a, network: BASE }) as Asset))
+  fixture = await startBaseSepoliaFixture()
+  ;({ client, anvil, assets } = fixture)
 }, 120_000)
 
 afterAll(async () => {
-  await devnet?.stop()
+  await fixture?.stop()
   await closeTestDatabases()
 })
 
-const keys = (role: 'payer' | 'relayer') =>
-  devnet.wallets
-    .filter((w) => w.network === BASE && w.role === role)
-    .map((w) => privateKeyToAccount(w.privateKey as Hex))
+const keys = (role: 'payer' | 'relayer') => fixture.keys(role)
 
 /**
  * One facilitator process: its own relayer and schemes over the shared settlement store. Without
@@ -117,31 +93,12 @@ function startProcess(store: SettlementStore, withoutKey?: Address) {
   }
 }
 
-async function buildRequest(
+function buildRequest(
   scheme: 'eip3009' | 'permit2',
   payTo: Address,
   maxTimeoutSeconds = 300,
 ): Promise<FacilitatorRequest> {
-  const account = keys('payer')[0]
-  if (!account) {
-    throw new Error('no payer')
-  }
-  const asset = assets.get(BASE, 'USDC')
-  const server = scheme === 'eip3009' ? createEip3009Server() : createPermit2Server()
-  const requirements: PaymentRequirements = server.createRequirements({
-    asset,
-    amount: 10_000n,
-    payTo,
-    maxTimeoutSeconds,
-  })
-  const payer =
-    scheme === 'eip3009' ? createEip3009Client({ account, now }) : createPermit2Client({ account, now })
-  const payload = await payer.createPayload(requirements)
-  return {
-    x402Version: 2,
-    paymentPayload: { x402Version: 2, accepted: requirements, payload },
-    paymentRequirements: requirements,
-  }
+  return fixture.buildRequest(scheme, payTo, { maxTimeoutSeconds, now })
 }
 
 /** Every token Transfer to `payTo` since genesis. */

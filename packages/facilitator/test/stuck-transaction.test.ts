@@ -1,34 +1,12 @@
-import {
-  type Asset,
-  createAssetRegistry,
-  type FacilitatorRequest,
-  type PaymentRequirements,
-} from '@tollgate/core'
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, toViemChain } from '@tollgate/devnet'
-import {
-  createEip3009Client,
-  createEip3009Facilitator,
-  createEip3009Server,
-  createPermit2Client,
-  createPermit2Facilitator,
-  createPermit2Server,
-  createRelayer,
-} from '@tollgate/evm'
+import type { createAssetRegistry, FacilitatorRequest } from '@tollgate/core'
+import { createEip3009Facilitator, createPermit2Facilitator, createRelayer } from '@tollgate/evm'
 import { sql } from 'kysely'
-import {
-  type Address,
-  createPublicClient,
-  createTestClient,
-  type Hash,
-  type Hex,
-  http,
-  type PublicClient,
-  parseAbiItem,
-} from 'viem'
+import { type Address, type createTestClient, type Hash, type PublicClient, parseAbiItem } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createFacilitator } from '../src/create-facilitator.js'
 import { createPostgresSettlementStore } from '../src/postgres-settlement-store.js'
+import { BASE, startBaseSepoliaFixture } from './base-sepolia-fixture.js'
 import { closeTestDatabases, testDatabaseKinds } from './test-databases.js'
 
 // A settlement transaction stuck in the pool (anvil's automine is off, so nothing is mined until
@@ -37,59 +15,28 @@ import { closeTestDatabases, testDatabaseKinds } from './test-databases.js'
 // replacement must be recorded over the stored hash and broadcast, and it is the one that mines.
 // The relayer's clock is the test's, so each replacement happens exactly when the test says.
 
-const BASE = 'eip155:84532'
 const REPLACE_AFTER_MS = 1_000
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
 
-let devnet: LocalDevnet
+let fixture: Awaited<ReturnType<typeof startBaseSepoliaFixture>>
 let client: PublicClient
 let anvil: ReturnType<typeof createTestClient>
 let assets: ReturnType<typeof createAssetRegistry>
 
 beforeAll(async () => {
-  devnet = await startDevnet({
-    solana: false,
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
-  })
-  const network = devnet.networks[BASE]
-  if (!network) {
-    throw new Error('no Base Sepolia devnet')
-  }
-  const chain = toViemChain(network)
-  client = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
-  anvil = createTestClient({ chain, mode: 'anvil', transport: http() })
-  assets = createAssetRegistry(Object.values(network.assets).map((a) => ({ ...a, network: BASE }) as Asset))
+  fixture = await startBaseSepoliaFixture()
+  ;({ client, anvil, assets } = fixture)
 }, 120_000)
 
 afterAll(async () => {
-  await devnet?.stop()
+  await fixture?.stop()
   await closeTestDatabases()
 })
 
-const keys = (role: 'payer' | 'relayer') =>
-  devnet.wallets
-    .filter((w) => w.network === BASE && w.role === role)
-    .map((w) => privateKeyToAccount(w.privateKey as Hex))
+const keys = (role: 'payer' | 'relayer') => fixture.keys(role)
 
-async function buildRequest(scheme: 'eip3009' | 'permit2', payTo: Address): Promise<FacilitatorRequest> {
-  const account = keys('payer')[0]
-  if (!account) {
-    throw new Error('no payer')
-  }
-  const server = scheme === 'eip3009' ? createEip3009Server() : createPermit2Server()
-  const requirements: PaymentRequirements = server.createRequirements({
-    asset: assets.get(BASE, 'USDC'),
-    amount: 10_000n,
-    payTo,
-    maxTimeoutSeconds: 300,
-  })
-  const payer = scheme === 'eip3009' ? createEip3009Client({ account }) : createPermit2Client({ account })
-  const payload = await payer.createPayload(requirements)
-  return {
-    x402Version: 2,
-    paymentPayload: { x402Version: 2, accepted: requirements, payload },
-    paymentRequirements: requirements,
-  }
+function buildRequest(scheme: 'eip3009' | 'permit2', payTo: Address): Promise<FacilitatorRequest> {
+  return fixture.buildRequest(scheme, payTo)
 }
 
 /** Polls `read` until `done` holds (the relayer's timer runs every third of REPLACE_AFTER_MS). */
