@@ -80,3 +80,4 @@ export type {
   VerifyOptions,
 } from './scheme.js'
 export { getSchemeName } from './scheme.js'
+export { WireReader } from './wire-reader.js'

@@ -1,3 +1,4 @@
+import { WireReader } from '@tollgate/core'
 import { type RawKey, readRawKey } from './raw-keys.js'
 
 /** One compiled instruction: indexes into the account keys, and its data (views into the wire bytes). */
@@ -30,41 +31,6 @@ export type DecodedPaymentTransaction = {
 const MAX_WIRE_BYTES = 1232
 const MAX_BASE64_CHARS = Math.ceil(MAX_WIRE_BYTES / 3) * 4
 
-class Reader {
-  offset = 0
-  constructor(readonly bytes: Buffer) {}
-
-  u8(): number {
-    const value = this.bytes[this.offset++]
-    if (value === undefined) {
-      throw new RangeError('truncated')
-    }
-    return value
-  }
-
-  // compact-u16 ("shortvec"): 7 bits per byte, at most 3 bytes.
-  shortU16(): number {
-    let value = 0
-    for (let shift = 0; shift < 21; shift += 7) {
-      const byte = this.u8()
-      value |= (byte & 0x7f) << shift
-      if ((byte & 0x80) === 0) {
-        return value
-      }
-    }
-    throw new RangeError('bad compact-u16')
-  }
-
-  take(length: number): Buffer {
-    if (this.offset + length > this.bytes.length) {
-      throw new RangeError('truncated')
-    }
-    const view = this.bytes.subarray(this.offset, this.offset + length)
-    this.offset += length
-    return view
-  }
-}
-
 /**
  * Decodes a base64 wire transaction strictly and without base58: canonical base64, at most 1232
  * bytes, no trailing bytes, a legacy or v0 message, one signature per required signer, distinct
@@ -83,7 +49,7 @@ export function decodePaymentTransaction(base64: string): DecodedPaymentTransact
     return undefined
   }
   try {
-    const reader = new Reader(wire)
+    const reader = new WireReader(wire)
     const signatureCount = reader.shortU16()
     const signatures = Array.from({ length: signatureCount }, () => reader.take(64))
     const messageStart = reader.offset
@@ -97,7 +63,7 @@ export function decodePaymentTransaction(base64: string): DecodedPaymentTransact
   }
 }
 
-function readMessage(reader: Reader): PaymentMessage {
+function readMessage(reader: WireReader<Buffer>): PaymentMessage {
   let version: 'legacy' | 0 = 'legacy'
   const first = reader.bytes[reader.offset] ?? 0
   if (first & 0x80) {

@@ -9,6 +9,7 @@ import {
   type LegacyCompiledTransactionMessage,
   type V0CompiledTransactionMessage,
 } from '@solana/kit'
+import { WireReader } from '@tollgate/core'
 import { createInvalidParamsError } from './rpc-error.js'
 
 /** A compiled legacy or v0 message with its blockhash (v1 messages are not live on any cluster yet). */
@@ -100,41 +101,6 @@ export function toLatin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
 }
 
-class Reader {
-  offset = 0
-  constructor(readonly bytes: Uint8Array) {}
-
-  u8(): number {
-    const value = this.bytes[this.offset++]
-    if (value === undefined) {
-      throw new RangeError('io error: unexpected end of file')
-    }
-    return value
-  }
-
-  // compact-u16 ("shortvec"): 7 bits per byte, at most 3 bytes.
-  shortU16(): number {
-    let value = 0
-    for (let shift = 0; shift < 21; shift += 7) {
-      const byte = this.u8()
-      value |= (byte & 0x7f) << shift
-      if ((byte & 0x80) === 0) {
-        return value
-      }
-    }
-    throw new RangeError('invalid compact-u16')
-  }
-
-  take(length: number): Uint8Array {
-    if (this.offset + length > this.bytes.length) {
-      throw new RangeError('io error: unexpected end of file')
-    }
-    const view = this.bytes.subarray(this.offset, this.offset + length)
-    this.offset += length
-    return view
-  }
-}
-
 /**
  * Parses wire bytes as agave's RPC does (trailing bytes ignored), throwing the RPC's `-32602`
  * wording on malformed input: truncated, an unknown message version, or fewer or more signatures
@@ -142,7 +108,7 @@ class Reader {
  */
 export function decodeWireTransaction(bytes: Uint8Array): DecodedTransaction {
   try {
-    const reader = new Reader(bytes)
+    const reader = new WireReader(bytes)
     const signatures = Array.from({ length: reader.shortU16() }, () => reader.take(64))
     const messageStart = reader.offset
     const message = readMessage(reader)
@@ -181,7 +147,7 @@ export type WireMessage = {
   lookups: readonly WireLookup[]
 }
 
-function readMessage(reader: Reader): WireMessage {
+function readMessage(reader: WireReader<Uint8Array>): WireMessage {
   let version: 'legacy' | 0 = 'legacy'
   const prefix = reader.bytes[reader.offset] ?? 0
   if (prefix & 0x80) {
@@ -218,7 +184,7 @@ function readMessage(reader: Reader): WireMessage {
 /** Parses a serialized message (getFeeForMessage's input), or `undefined` when it is malformed. */
 export function decodeWireMessage(bytes: Uint8Array): WireMessage | undefined {
   try {
-    return readMessage(new Reader(bytes))
+    return readMessage(new WireReader(bytes))
   } catch {
     return undefined
   }
