@@ -5,7 +5,6 @@ import {
   type PaymentRequirements,
   REASONS,
   type VerifyOptions,
-  type VerifyResponse,
 } from '@tollgate/core'
 import { bytesToHex, getAddress, type Hex } from 'viem'
 import { ERC1271_MAGIC_VALUE, VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
@@ -15,6 +14,7 @@ import { checkExactRequirements } from '../shared/check-requirements.js'
 import { classifySignature, type SignatureCheck } from '../shared/classify-signature.js'
 import { decodeBool, decodeUint, describeRevert, runsCode } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
+import { type ExactVerification, invalidVerification } from '../shared/exact-verification.js'
 import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
 import { type Eip3009Message, getEip3009Digest } from '../shared/typed-data.js'
 import { encodeAuthorizationState, encodeTransferWithAuthorization } from './eip3009-calldata.js'
@@ -28,16 +28,7 @@ export type VerifiedEip3009 = {
 }
 
 /** The verify answer, plus the verified payment when valid. */
-export type Eip3009Verification = { response: VerifyResponse; verified?: VerifiedEip3009 }
-
-const invalid = (reason: string, payer?: string, message?: string): Eip3009Verification => ({
-  response: {
-    isValid: false,
-    invalidReason: reason,
-    ...(message ? { invalidMessage: message } : {}),
-    ...(payer ? { payer } : {}),
-  },
-})
+export type Eip3009Verification = ExactVerification<VerifiedEip3009>
 
 /**
  * Verifies an x402 exact EIP-3009 payment (X402.md §3 and §9): requirement checks, recipient,
@@ -52,25 +43,25 @@ export async function verifyEip3009(
 ): Promise<Eip3009Verification> {
   const parsed = Eip3009Payload.safeParse(payment.payload)
   if (!parsed.success) {
-    return invalid(REASONS.invalidPayload, undefined, parsed.error.issues[0]?.message)
+    return invalidVerification(REASONS.invalidPayload, undefined, parsed.error.issues[0]?.message)
   }
   const { authorization } = parsed.data
   const payer = getAddress(authorization.from)
   const checked = checkExactRequirements('eip3009', payment, requirements, context.assets)
   if ('reason' in checked) {
-    return invalid(checked.reason, payer, checked.message)
+    return invalidVerification(checked.reason, payer, checked.message)
   }
   const { asset } = checked
   const net = context.networks.get(requirements.network)
   if (!net) {
-    return invalid(REASONS.invalidNetwork, payer, `network ${requirements.network} is not served`)
+    return invalidVerification(REASONS.invalidNetwork, payer, `network ${requirements.network} is not served`)
   }
   const domainReason = checkDomain(asset, requirements)
   if (domainReason) {
-    return invalid(domainReason, payer)
+    return invalidVerification(domainReason, payer)
   }
   if (authorization.to.toLowerCase() !== requirements.payTo.toLowerCase()) {
-    return invalid(REASONS.evmRecipientMismatch, payer)
+    return invalidVerification(REASONS.evmRecipientMismatch, payer)
   }
   const message: Eip3009Message = {
     from: payer,
@@ -81,17 +72,25 @@ export async function verifyEip3009(
     nonce: authorization.nonce as Hex,
   }
   if (message.value !== BigInt(requirements.amount)) {
-    return invalid(REASONS.evmValueMismatch, payer)
+    return invalidVerification(REASONS.evmValueMismatch, payer)
   }
   const now = BigInt(Math.floor(context.now() / 1000))
   if (message.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) {
-    return invalid(REASONS.evmValidBefore, payer, 'authorization expired or expires within 6 seconds')
+    return invalidVerification(
+      REASONS.evmValidBefore,
+      payer,
+      'authorization expired or expires within 6 seconds',
+    )
   }
   if (message.validAfter > now) {
-    return invalid(REASONS.evmValidAfter, payer, 'authorization is not valid yet')
+    return invalidVerification(REASONS.evmValidAfter, payer, 'authorization is not valid yet')
   }
   if (message.validBefore > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
-    return invalid(REASONS.evmValidBefore, payer, 'validBefore is further out than maxTimeoutSeconds allows')
+    return invalidVerification(
+      REASONS.evmValidBefore,
+      payer,
+      'validBefore is further out than maxTimeoutSeconds allows',
+    )
   }
   const digest = getEip3009Digest(
     {
@@ -111,7 +110,7 @@ export async function verifyEip3009(
     rejectHighS: true,
   })
   if (signature.kind === 'invalid') {
-    return invalid(
+    return invalidVerification(
       signature.reason === 'factory_not_allowed' ? REASONS.evmEip6492FactoryNotAllowed : REASONS.evmSignature,
       payer,
     )
@@ -125,7 +124,7 @@ export async function verifyEip3009(
     options.simulate !== false,
   )
   if (reason) {
-    return invalid(reason.reason, payer, reason.message)
+    return invalidVerification(reason.reason, payer, reason.message)
   }
   return { response: { isValid: true, payer }, verified: { net, asset, message, signature } }
 }

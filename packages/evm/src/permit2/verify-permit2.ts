@@ -5,7 +5,6 @@ import {
   type PaymentRequirements,
   REASONS,
   type VerifyOptions,
-  type VerifyResponse,
 } from '@tollgate/core'
 import { type Address, bytesToHex, getAddress, type Hex } from 'viem'
 import { permit2Abi, x402ExactPermit2ProxyAbi } from '../abis.js'
@@ -21,6 +20,7 @@ import { checkExactRequirements } from '../shared/check-requirements.js'
 import { classifySignature } from '../shared/classify-signature.js'
 import { decodeUint, describeRevert, runsCode } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
+import { type ExactVerification, invalidVerification } from '../shared/exact-verification.js'
 import { mapSettlementError } from '../shared/map-send-error.js'
 import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
 import { getPermit2Digest, type Permit2Message } from '../shared/typed-data.js'
@@ -37,18 +37,9 @@ export type VerifiedPermit2 = {
 }
 
 /** The verify answer, plus the verified payment when valid. */
-export type Permit2Verification = { response: VerifyResponse; verified?: VerifiedPermit2 }
+export type Permit2Verification = ExactVerification<VerifiedPermit2>
 
 const REVERT_ABI = [...x402ExactPermit2ProxyAbi, ...permit2Abi]
-
-const invalid = (reason: string, payer?: string, message?: string): Permit2Verification => ({
-  response: {
-    isValid: false,
-    invalidReason: reason,
-    ...(message ? { invalidMessage: message } : {}),
-    ...(payer ? { payer } : {}),
-  },
-})
 
 /**
  * Verifies an x402 exact Permit2 payment (X402.md §4 and §9): requirement checks, spender, witness
@@ -64,26 +55,26 @@ export async function verifyPermit2(
 ): Promise<Permit2Verification> {
   const parsed = Permit2Payload.safeParse(payment.payload)
   if (!parsed.success) {
-    return invalid(REASONS.invalidPayload, undefined, parsed.error.issues[0]?.message)
+    return invalidVerification(REASONS.invalidPayload, undefined, parsed.error.issues[0]?.message)
   }
   const auth = parsed.data.permit2Authorization
   const owner = getAddress(auth.from)
   const checked = checkExactRequirements('permit2', payment, requirements, context.assets)
   if ('reason' in checked) {
-    return invalid(checked.reason, owner, checked.message)
+    return invalidVerification(checked.reason, owner, checked.message)
   }
   const net = context.networks.get(requirements.network)
   if (!net) {
-    return invalid(REASONS.invalidNetwork, owner, `network ${requirements.network} is not served`)
+    return invalidVerification(REASONS.invalidNetwork, owner, `network ${requirements.network} is not served`)
   }
   if (auth.spender.toLowerCase() !== X402_EXACT_PERMIT2_PROXY_ADDRESS.toLowerCase()) {
-    return invalid(REASONS.permit2Spender, owner)
+    return invalidVerification(REASONS.permit2Spender, owner)
   }
   if (auth.witness.to.toLowerCase() !== requirements.payTo.toLowerCase()) {
-    return invalid(REASONS.permit2RecipientMismatch, owner)
+    return invalidVerification(REASONS.permit2RecipientMismatch, owner)
   }
   if (auth.permitted.token.toLowerCase() !== requirements.asset.toLowerCase()) {
-    return invalid(REASONS.permit2TokenMismatch, owner)
+    return invalidVerification(REASONS.permit2TokenMismatch, owner)
   }
   const message: Permit2Message = {
     token: getAddress(auth.permitted.token),
@@ -95,17 +86,21 @@ export async function verifyPermit2(
     validAfter: BigInt(auth.witness.validAfter),
   }
   if (message.amount !== BigInt(requirements.amount)) {
-    return invalid(REASONS.permit2AmountMismatch, owner)
+    return invalidVerification(REASONS.permit2AmountMismatch, owner)
   }
   const now = BigInt(Math.floor(context.now() / 1000))
   if (message.deadline < now + VALID_BEFORE_MARGIN_SECONDS) {
-    return invalid(REASONS.permit2DeadlineExpired, owner, 'deadline passed or is within 6 seconds')
+    return invalidVerification(
+      REASONS.permit2DeadlineExpired,
+      owner,
+      'deadline passed or is within 6 seconds',
+    )
   }
   if (message.validAfter > now) {
-    return invalid(REASONS.permit2NotYetValid, owner)
+    return invalidVerification(REASONS.permit2NotYetValid, owner)
   }
   if (message.deadline > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
-    return invalid(
+    return invalidVerification(
       REASONS.permit2DeadlineExpired,
       owner,
       'deadline is further out than maxTimeoutSeconds allows',
@@ -126,7 +121,7 @@ export async function verifyPermit2(
       signature.kind === 'invalid' && signature.reason === 'factory_not_allowed'
         ? REASONS.evmEip6492FactoryNotAllowed
         : REASONS.permit2Signature
-    return invalid(reason, owner)
+    return invalidVerification(reason, owner)
   }
   const verified: VerifiedPermit2 = {
     net,
@@ -138,7 +133,7 @@ export async function verifyPermit2(
   }
   const failure = await checkOnChain(verified, bytesToHex(digest), options.simulate !== false)
   if (failure) {
-    return invalid(failure.reason, owner, failure.message)
+    return invalidVerification(failure.reason, owner, failure.message)
   }
   return { response: { isValid: true, payer: owner }, verified }
 }

@@ -1,7 +1,8 @@
-import { REASONS, type SettleContext, type SettleResponse, type VerifyResponse } from '@tollgate/core'
+import { REASONS, type SettleContext, type SettleResponse } from '@tollgate/core'
 import type { Address, Hash } from 'viem'
 import { awaitSettlement, type ExpectedTransfer } from './await-settlement.js'
 import type { ExactEvmContext, ExactEvmNetwork } from './exact-evm-context.js'
+import type { ExactVerification } from './exact-verification.js'
 import { mapSettlementError } from './map-send-error.js'
 import { type PaymentProbe, recoverSettlement } from './recover-settlement.js'
 import { createSettleFailure } from './settle-failure.js'
@@ -13,7 +14,7 @@ export type ExactSettlePlan<V extends { net: ExactEvmNetwork }> = {
   payer: Address
   expected: ExpectedTransfer
   /** Settle's re-verification (state reads; the simulation only when configured). */
-  verify(): Promise<{ response: VerifyResponse; verified?: V }>
+  verify(): Promise<ExactVerification<V>>
   /** Reads the payment's nonce on chain, for recovering a recorded transaction. */
   createProbe(net: ExactEvmNetwork): PaymentProbe
   /**
@@ -34,7 +35,7 @@ export type ExactSettlePlan<V extends { net: ExactEvmNetwork }> = {
 export async function settleExact<V extends { net: ExactEvmNetwork }>(
   context: ExactEvmContext,
   settle: SettleContext,
-  prepared: { response: VerifyResponse; verified?: V } | undefined,
+  prepared: ExactVerification<V> | undefined,
   plan: ExactSettlePlan<V>,
 ): Promise<SettleResponse> {
   const { network, payer, expected } = plan
