@@ -63,12 +63,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout.write(HELP)
     return values.help ? 0 : 2
   }
+  // The RPC URLs in use, for the hint on an RPC failure.
+  let rpcs: Record<string, string> = DEFAULT_RPCS
   try {
     const [command, url, ...rest] = positionals
     if (command !== 'pay' || !url || rest.length > 0) {
       throw new UsageError(command === 'pay' ? 'expected exactly one <url>' : `unknown command "${command}"`)
     }
-    const rpcs = { ...DEFAULT_RPCS, ...parseRpcs(values.rpc ?? []) }
+    rpcs = { ...DEFAULT_RPCS, ...parseRpcs(values.rpc ?? []) }
     const evm = io.env.TOLLGATE_EVM_PRIVATE_KEY
     const solana = io.env.TOLLGATE_SOLANA_SECRET_KEY
     if (!evm && !solana) {
@@ -101,7 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const code = isAppError(error) ? ` [${error.code}]` : ''
     io.stderr.write(`tollgate: ${error instanceof Error ? error.message : String(error)}${code}\n`)
-    const hint = describeRpcFailure(error, values.rpc ?? [])
+    const hint = describeRpcFailure(error, rpcs, values.rpc ?? [])
     if (hint) {
       io.stderr.write(`tollgate: ${hint}\n`)
     }
@@ -131,7 +133,11 @@ function parse(argv: readonly string[]) {
 
 // An unreachable RPC is the usual first failure of a Solana payment (the public default is not
 // the node the merchant's chain runs on): say which URL failed and how to pick another.
-function describeRpcFailure(error: unknown, given: readonly string[]): string | undefined {
+function describeRpcFailure(
+  error: unknown,
+  rpcs: Record<string, string>,
+  given: readonly string[],
+): string | undefined {
   if (!isAppError(error, 'rpc_failed')) {
     return undefined
   }
@@ -139,7 +145,7 @@ function describeRpcFailure(error: unknown, given: readonly string[]): string | 
   if (!network) {
     return undefined
   }
-  const url = { ...DEFAULT_RPCS, ...parseRpcs(given) }[network]
+  const url = rpcs[network]
   const source = given.some((entry) => entry.startsWith(`${network}=`)) ? '--rpc' : 'the default'
   return url
     ? `${method ?? 'a call'} to ${url} (${source} RPC for ${network}) failed; pass --rpc ${network}=<url> for the chain the merchant uses`
