@@ -1,5 +1,6 @@
 import { AppError, getEvmChainId } from '@tollgate/core'
 import { type Address, type Hash, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem'
+import { describeError } from '../shared/describe-error.js'
 import { classifySendError } from './classify-send-error.js'
 import { FeeOracle, type Fees } from './fee-oracle.js'
 import { NonceManager } from './nonce-manager.js'
@@ -244,7 +245,7 @@ export function createRelayer(options: RelayerOptions): Relayer {
     throw new AppError('relayer_send_failed', {
       context: { network, from: key?.account.address ?? '' },
       cause: lastError,
-      message: `relayer could not send: ${describe(lastError)}`,
+      message: `relayer could not send: ${describeError(lastError, 'no attempt succeeded')}`,
     })
   }
 
@@ -287,16 +288,4 @@ async function estimateGas(
 
 function max(a: bigint, b: bigint): bigint {
   return a > b ? a : b
-}
-
-function describe(error: unknown): string {
-  if (
-    error &&
-    typeof error === 'object' &&
-    'shortMessage' in error &&
-    typeof error.shortMessage === 'string'
-  ) {
-    return error.shortMessage
-  }
-  return error instanceof Error ? error.message : 'no attempt succeeded'
 }

@@ -1,8 +1,8 @@
 import { REASONS, type SettleResponse } from '@tollgate/core'
 import { type Hash, type PublicClient, TransactionNotFoundError } from 'viem'
 import { VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
-import type { Relayer } from '../relayer/types.js'
-import { awaitSettlement, type ExpectedTransfer } from './await-settlement.js'
+import { type AwaitSettlementParameters, awaitSettlement } from './await-settlement.js'
+import { describeError } from './describe-error.js'
 import { createSettleFailure } from './settle-failure.js'
 
 // Blocks per eth_getLogs request: many RPC providers refuse wider ranges.
@@ -33,17 +33,9 @@ export type PaymentProbe = {
   reasons: { expired: string; voided: string }
 }
 
-/** Parameters of {@link recoverSettlement}. */
-export type RecoverSettlementParameters = {
+/** Parameters of {@link recoverSettlement}; `hash` is the transaction an earlier attempt recorded (`SettleContext.previousTransaction`). */
+export type RecoverSettlementParameters = AwaitSettlementParameters & {
   client: RecoveryClient
-  relayer: Relayer
-  /** The transaction an earlier attempt recorded (`SettleContext.previousTransaction`). */
-  hash: Hash
-  network: string
-  payer: string
-  expected: ExpectedTransfer
-  /** Bound of the receipt waits (ms). */
-  timeoutMs: number
   /** How many recent blocks to search for the transaction that used the payment's nonce. */
   lookbackBlocks: bigint
   /** How far chain time must be past the deadline before the payment counts as expired (s). */
@@ -209,16 +201,4 @@ function pending(state: RecoveryState, message: string): SettleResponse {
     network: state.network,
     payer: state.payer,
   }
-}
-
-function describeError(error: unknown): string {
-  if (
-    error &&
-    typeof error === 'object' &&
-    'shortMessage' in error &&
-    typeof error.shortMessage === 'string'
-  ) {
-    return error.shortMessage
-  }
-  return error instanceof Error ? error.message : String(error)
 }
