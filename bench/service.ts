@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serve } from '@hono/node-server'
+import { isAppError } from '@tollgate/core'
 import {
   checkLedgerInvariants,
   createApiKey,
@@ -21,7 +22,6 @@ import {
   createPendingTransfer,
   createRateLimiter,
   type Deps,
-  isServiceError,
   merchantAccount,
   type OpenedDatabase,
   openDatabase,
@@ -141,7 +141,7 @@ async function runLedgerWriters(deps: Deps, merchants: string[], scenario: Scena
           committed += 2
         }
       } catch (error) {
-        if (!isServiceError(error, 'insufficient_balance')) {
+        if (!isAppError(error, 'insufficient_balance')) {
           throw error
         }
         refused += 1

@@ -1,4 +1,11 @@
 /**
+ * Context of an error an HTTP surface answers about a request: the parameter at fault (`param`),
+ * machine-readable `details` (per-field issues, limits), and `headers` to send with the answer
+ * (`Retry-After`). Every surface maps codes to statuses in its own table; see docs/conventions.md.
+ */
+export type RequestErrorContext = { param?: string; details?: unknown; headers?: Record<string, string> }
+
+/**
  * Context carried by each {@link AppError} code. Packages add their own codes by augmenting this
  * interface (`declare module '@tollgate/core' { interface AppErrorContexts { my_code: {…} } }`),
  * so `isAppError(e, 'my_code')` narrows `e.context` to the right shape.
@@ -17,6 +24,12 @@ export interface AppErrorContexts {
   relayer_unavailable: { network: string }
   facilitator_unreachable: { url?: string; status?: number }
   internal_error: Record<string, never>
+  /** A missing, invalid or revoked credential (API key, bearer token). */
+  unauthorized: RequestErrorContext
+  /** A route or resource that does not exist for this caller. */
+  not_found: RequestErrorContext & { path?: string }
+  /** A request body over the surface's limit. */
+  payload_too_large: RequestErrorContext & { limitBytes?: number }
 }
 
 /** Every code an {@link AppError} may carry. */

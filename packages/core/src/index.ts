@@ -11,7 +11,7 @@
  * @module
  */
 export { DYNAMIC_EXTRA_FIELDS, findAcceptedMismatch, isDeepEqual } from './accepted.js'
-export type { AppErrorCode, AppErrorContexts, AppErrorOptions } from './app-error.js'
+export type { AppErrorCode, AppErrorContexts, AppErrorOptions, RequestErrorContext } from './app-error.js'
 export { AppError, isAppError } from './app-error.js'
 export type { Asset, SchemeName } from './assets.js'
 export { AssetRegistry, createAssetRegistry, DEFAULT_ASSETS, sameAddress } from './assets.js'

@@ -4,11 +4,6 @@ declare module '@tollgate/core' {
   interface AppErrorContexts {
     /** A facilitator request whose payload has an x402Version other than 1 or 2. */
     invalid_x402_version: { version: unknown }
-    /** A request body over the facilitator's limit. */
-    payload_too_large: { limitBytes: number }
-    /** A missing or wrong bearer token. */
-    unauthorized: Record<string, never>
-    not_found: { path?: string }
     /** A configuration file or environment that does not describe a runnable facilitator. */
     invalid_config: { issues: Record<string, string> }
   }

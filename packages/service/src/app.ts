@@ -1,10 +1,10 @@
 import { swaggerUI } from '@hono/swagger-ui'
 import { OpenAPIHono } from '@hono/zod-openapi'
+import { AppError } from '@tollgate/core'
 import { bodyLimit } from 'hono/body-limit'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import type { Deps } from './deps.js'
-import { ServiceError } from './errors.js'
 import type { AppEnv } from './http/app-env.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
 import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
@@ -73,7 +73,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
     bodyLimit({
       maxSize: options.bodyLimitBytes ?? defaultBodyLimitBytes,
       onError: () => {
-        throw new ServiceError('payload_too_large', 'Request body is larger than the limit')
+        throw new AppError('payload_too_large', { message: 'Request body is larger than the limit' })
       },
     }),
   )

@@ -1,77 +1,58 @@
+import type { AppErrorCode, RequestErrorContext } from '@tollgate/core'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 
-/** Stable snake_case error codes of the service API (CONVENTIONS.md "Envelope and errors"). */
-export type ErrorCode =
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'validation_error'
-  | 'invalid_json'
-  | 'insufficient_balance'
-  | 'pending_transfer_already_resolved'
-  | 'pending_transfer_expired'
-  | 'idempotency_key_reused'
-  | 'idempotency_key_in_use'
-  | 'rate_limited'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'provider_unavailable'
-  | 'internal_error'
-
-/** HTTP status of every error code: the one place codes become statuses (STYLE.md error model). */
-export const codeToStatus = {
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  validation_error: 400,
-  invalid_json: 400,
-  insufficient_balance: 400,
-  pending_transfer_already_resolved: 409,
-  pending_transfer_expired: 409,
-  idempotency_key_reused: 422,
-  idempotency_key_in_use: 409,
-  rate_limited: 429,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  provider_unavailable: 503,
-  internal_error: 500,
-} as const satisfies Record<ErrorCode, ContentfulStatusCode>
-
-/** One field-level problem in a `validation_error` (`field` is a dotted path such as `query.size`). */
-export type FieldIssue = { field: string; message: string; code: string }
-
-/** Options of {@link ServiceError}: the offending parameter, machine-readable details, the cause. */
-export type ServiceErrorOptions = {
-  param?: string
-  details?: unknown
-  cause?: unknown
-  headers?: Record<string, string>
-}
-
-/**
- * A coded error the service maps to the error envelope; shaped like core's `AppError` (literal
- * `code`, short `message`, `cause`) so switching to it only changes this file.
- */
-export class ServiceError extends Error {
-  readonly code: ErrorCode
-  readonly param: string | undefined
-  readonly details: unknown
-  readonly headers: Record<string, string>
-
-  constructor(code: ErrorCode, message: string, options: ServiceErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.name = 'ServiceError'
-    this.code = code
-    this.param = options.param
-    this.details = options.details
-    this.headers = options.headers ?? {}
+// The service's own codes, added to core's AppError (see docs/conventions.md "Errors"). Codes shared
+// with other HTTP surfaces (unauthorized, not_found, payload_too_large) live in core.
+declare module '@tollgate/core' {
+  interface AppErrorContexts {
+    validation_error: RequestErrorContext
+    forbidden: RequestErrorContext
+    unsupported_media_type: RequestErrorContext
+    insufficient_balance: RequestErrorContext
+    pending_transfer_already_resolved: RequestErrorContext
+    pending_transfer_expired: RequestErrorContext
+    idempotency_key_reused: RequestErrorContext
+    idempotency_key_in_use: RequestErrorContext
+    rate_limited: RequestErrorContext
+    provider_unavailable: RequestErrorContext
   }
 }
 
-/** Narrows `error` to a {@link ServiceError}, optionally of one code. */
-export function isServiceError<C extends ErrorCode>(
-  error: unknown,
-  code?: C,
-): error is ServiceError & { code: C } {
-  return error instanceof ServiceError && (code === undefined || error.code === code)
+/** How the service answers one error code: the HTTP status and the public wire code. */
+export type HttpErrorMapping = { status: ContentfulStatusCode; wire: string }
+
+const as = (status: ContentfulStatusCode, wire: string): HttpErrorMapping => ({ status, wire })
+
+/**
+ * The one table from error code to HTTP status and public wire code of the service API. Core's codes
+ * thrown by core, evm or svm inside a route map to the service's documented wire codes (docs/service.md);
+ * a code missing here is unexpected and answered as a logged 500 `internal_error`.
+ */
+export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> = {
+  unauthorized: as(401, 'unauthorized'),
+  forbidden: as(403, 'forbidden'),
+  not_found: as(404, 'not_found'),
+  validation_error: as(400, 'validation_error'),
+  invalid_request: as(400, 'validation_error'),
+  invalid_amount: as(400, 'validation_error'),
+  invalid_network: as(400, 'validation_error'),
+  unsupported_scheme: as(400, 'validation_error'),
+  unknown_asset: as(400, 'unsupported_asset_chain'),
+  invalid_json: as(400, 'invalid_json'),
+  insufficient_balance: as(400, 'insufficient_balance'),
+  pending_transfer_already_resolved: as(409, 'pending_transfer_already_resolved'),
+  pending_transfer_expired: as(409, 'pending_transfer_expired'),
+  idempotency_key_reused: as(422, 'idempotency_key_reused'),
+  idempotency_key_in_use: as(409, 'idempotency_key_in_use'),
+  rate_limited: as(429, 'rate_limited'),
+  payload_too_large: as(413, 'payload_too_large'),
+  unsupported_media_type: as(415, 'unsupported_media_type'),
+  provider_unavailable: as(503, 'provider_unavailable'),
+  rpc_failed: as(503, 'provider_unavailable'),
+  relayer_unavailable: as(503, 'provider_unavailable'),
+  facilitator_unreachable: as(503, 'provider_unavailable'),
+  internal_error: as(500, 'internal_error'),
 }
+
+/** One field-level problem in a `validation_error` (`field` is a dotted path such as `query.size`). */
+export type FieldIssue = { field: string; message: string; code: string }

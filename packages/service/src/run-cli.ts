@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util'
+import { isAppError } from '@tollgate/core'
 import { createApiKey } from './auth/create-api-key.js'
 import { listApiKeys } from './auth/list-api-keys.js'
 import { revokeApiKey } from './auth/revoke-api-key.js'
 import { toBalanceResponse } from './balances/to-balance-response.js'
 import type { OpenedDatabase } from './db/open-database.js'
 import { createIdGenerator, systemClock } from './deps.js'
-import { isServiceError } from './errors.js'
 import { getBalances } from './ledger/get-balances.js'
 import { createMerchant } from './merchants/create-merchant.js'
 import { listMerchants } from './merchants/list-merchants.js'
@@ -71,7 +71,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\n${cliUsage}`)
     } else {
-      io.err(isServiceError(error) ? `${error.code}: ${error.message}` : String(error))
+      io.err(isAppError(error) ? `${error.code}: ${error.message}` : String(error))
     }
     return 1
   } finally {

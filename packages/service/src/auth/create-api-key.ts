@@ -1,5 +1,5 @@
+import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
 import { generateApiKey } from './api-key.js'
 
@@ -33,7 +33,10 @@ export async function createApiKey(
     .where('id', '=', input.merchantId)
     .executeTakeFirst()
   if (!merchant) {
-    throw new ServiceError('not_found', `Merchant ${input.merchantId} not found`, { param: 'merchant' })
+    throw new AppError('not_found', {
+      message: `Merchant ${input.merchantId} not found`,
+      context: { param: 'merchant' },
+    })
   }
   const generated = generateApiKey(input.environment)
   const format = input.format ?? 'current'

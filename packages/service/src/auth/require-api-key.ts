@@ -1,6 +1,6 @@
+import { AppError } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { AppEnv } from '../http/app-env.js'
 import { authenticateApiKey } from './authenticate-api-key.js'
 
@@ -9,11 +9,11 @@ export function requireApiKey(deps: Pick<Deps, 'db'>): MiddlewareHandler<AppEnv>
   return async (c, next) => {
     const key = c.req.header('x-api-key')
     if (!key) {
-      throw new ServiceError('unauthorized', 'Missing API key: send it in the x-api-key header')
+      throw new AppError('unauthorized', { message: 'Missing API key: send it in the x-api-key header' })
     }
     const auth = await authenticateApiKey(deps, key)
     if (!auth) {
-      throw new ServiceError('unauthorized', 'Invalid or revoked API key')
+      throw new AppError('unauthorized', { message: 'Invalid or revoked API key' })
     }
     c.set('auth', auth)
     await next()

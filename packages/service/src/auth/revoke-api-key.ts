@@ -1,5 +1,5 @@
+import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 
 /** Revokes an API key (idempotent); throws `not_found` for an unknown key id. */
 export async function revokeApiKey(
@@ -12,7 +12,10 @@ export async function revokeApiKey(
     .where('id', '=', input.keyId)
     .executeTakeFirst()
   if (!key) {
-    throw new ServiceError('not_found', `API key ${input.keyId} not found`, { param: 'keyId' })
+    throw new AppError('not_found', {
+      message: `API key ${input.keyId} not found`,
+      context: { param: 'keyId' },
+    })
   }
   await deps.db
     .updateTable('api_keys')

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { AppEnv } from '../http/app-env.js'
 import {
   createEnvelope,
@@ -128,7 +128,10 @@ export function createBalanceRoutes(deps: Deps) {
       const { id } = c.req.valid('param')
       const transaction = await getBalanceTransaction(deps, { merchantId, environment, id })
       if (!transaction) {
-        throw new ServiceError('not_found', `Balance transaction ${id} not found`, { param: 'id' })
+        throw new AppError('not_found', {
+          message: `Balance transaction ${id} not found`,
+          context: { param: 'id' },
+        })
       }
       return c.json(
         createEnvelope(toBalanceTransactionResponse(transaction), 'Balance transaction retrieved'),

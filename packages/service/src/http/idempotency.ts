@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
+import { AppError, isAppError } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.js'
-import { isServiceError, ServiceError } from '../errors.js'
 import type { AppEnv } from './app-env.js'
 
 /** Options of {@link createIdempotencyMiddleware}: key lifetime and how long an unfinished claim blocks (ms). */
@@ -33,8 +33,9 @@ export function createIdempotencyMiddleware(
       return next()
     }
     if (!keyPattern.test(key)) {
-      throw new ServiceError('validation_error', 'Idempotency-Key must be 1-255 printable ASCII characters', {
-        param: 'Idempotency-Key',
+      throw new AppError('validation_error', {
+        message: 'Idempotency-Key must be 1-255 printable ASCII characters',
+        context: { param: 'Idempotency-Key' },
       })
     }
     const { merchantId, environment } = c.get('auth')
@@ -59,7 +60,7 @@ export function createIdempotencyMiddleware(
       await releaseClaim(deps, where)
       throw error
     }
-    const failedEarly = isServiceError(c.error) && releasedCodes.has(c.error.code)
+    const failedEarly = isAppError(c.error) && releasedCodes.has(c.error.code)
     if (c.res.status >= 500 || failedEarly) {
       await releaseClaim(deps, where)
       return
@@ -136,20 +137,16 @@ async function replayClaim(deps: Pick<Deps, 'db'>, where: ClaimKey, requestHash:
     .where('key', '=', where.key)
     .executeTakeFirst()
   if (row && row.request_hash !== requestHash) {
-    throw new ServiceError(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request; use a new key',
-      { param: 'Idempotency-Key' },
-    )
+    throw new AppError('idempotency_key_reused', {
+      message: 'This Idempotency-Key was already used with a different request; use a new key',
+      context: { param: 'Idempotency-Key' },
+    })
   }
   if (row?.state !== 'completed' || row.response_status === null) {
-    throw new ServiceError(
-      'idempotency_key_in_use',
-      'A request with this Idempotency-Key is still in progress',
-      {
-        param: 'Idempotency-Key',
-      },
-    )
+    throw new AppError('idempotency_key_in_use', {
+      message: 'A request with this Idempotency-Key is still in progress',
+      context: { param: 'Idempotency-Key' },
+    })
   }
   return new Response(row.response_body, {
     status: row.response_status,

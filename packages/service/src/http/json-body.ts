@@ -1,5 +1,5 @@
+import { AppError } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
-import { ServiceError } from '../errors.js'
 import type { AppEnv } from './app-env.js'
 
 const jsonType = /^application\/([a-z0-9.+-]*\+)?json$/i
@@ -15,12 +15,12 @@ export function createJsonBodyParser(): MiddlewareHandler<AppEnv> {
       const type = c.req.header('content-type')?.split(';')[0]?.trim() ?? ''
       if (text.length > 0) {
         if (type && !jsonType.test(type)) {
-          throw new ServiceError('unsupported_media_type', 'Request bodies must be application/json')
+          throw new AppError('unsupported_media_type', { message: 'Request bodies must be application/json' })
         }
         try {
           JSON.parse(text)
         } catch (cause) {
-          throw new ServiceError('invalid_json', 'Malformed JSON in request body', { cause })
+          throw new AppError('invalid_json', { message: 'Malformed JSON in request body', cause })
         }
       }
     }

@@ -1,5 +1,5 @@
+import { AppError } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
-import { ServiceError } from '../errors.js'
 import type { AppEnv } from './app-env.js'
 
 /** Options of {@link createRateLimiter}: `limit` requests per `windowMs` milliseconds per API key. */
@@ -54,13 +54,10 @@ export function createRateLimitMiddleware(limiter: RateLimiter): MiddlewareHandl
       'RateLimit-Reset': String(resetSeconds),
     }
     if (!decision.allowed) {
-      throw new ServiceError(
-        'rate_limited',
-        `Rate limit of ${limiter.limit} requests exceeded; retry later`,
-        {
-          headers: { ...headers, 'Retry-After': String(resetSeconds) },
-        },
-      )
+      throw new AppError('rate_limited', {
+        message: `Rate limit of ${limiter.limit} requests exceeded; retry later`,
+        context: { headers: { ...headers, 'Retry-After': String(resetSeconds) } },
+      })
     }
     await next()
     for (const [name, value] of Object.entries(headers)) {

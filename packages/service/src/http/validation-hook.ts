@@ -1,9 +1,10 @@
 import type { OpenAPIHonoOptions, z } from '@hono/zod-openapi'
-import { type FieldIssue, ServiceError } from '../errors.js'
+import { AppError } from '@tollgate/core'
+import type { FieldIssue } from '../errors.js'
 import type { AppEnv } from './app-env.js'
 
 /** Turns a zod failure on a request part (`query`, `json`, `param`, ...) into a 400 `validation_error`. */
-export function toValidationError(error: z.ZodError, target: string): ServiceError {
+export function toValidationError(error: z.ZodError, target: string): AppError {
   const location = target === 'json' ? 'body' : target
   const details: FieldIssue[] = error.issues.map((issue) => ({
     field: [location, ...issue.path.map(String)].join('.'),
@@ -13,9 +14,9 @@ export function toValidationError(error: z.ZodError, target: string): ServiceErr
   const first = error.issues[0]
   const param = first && first.path.length > 0 ? first.path.map(String).join('.') : undefined
   const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ')
-  return new ServiceError('validation_error', `Invalid request: ${summary}`, {
-    details,
-    ...(param === undefined ? {} : { param }),
+  return new AppError('validation_error', {
+    message: `Invalid request: ${summary}`,
+    context: { details, ...(param === undefined ? {} : { param }) },
   })
 }
 

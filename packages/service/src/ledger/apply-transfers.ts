@@ -1,8 +1,8 @@
+import { AppError } from '@tollgate/core'
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { TransferPhase } from '../db/schema/ledger.js'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { type AccountCounters, availableSql, toAccountBalance, toAccountCounters } from './account-balance.js'
 import { formatLedgerAmount, type LedgerCurrency } from './ledger-currencies.js'
@@ -110,11 +110,10 @@ function assertWithinFlags(account: LockedAccount, after: AccountCounters, trans
   }
   const available = formatLedgerAmount(toAccountBalance(account.counters).available, transfer.currency)
   const required = formatLedgerAmount(transfer.amount, transfer.currency)
-  throw new ServiceError(
-    'insufficient_balance',
-    `Insufficient ${transfer.currency} balance: ${available} available, ${required} required`,
-    { details: { currency: transfer.currency, available, required } },
-  )
+  throw new AppError('insufficient_balance', {
+    message: `Insufficient ${transfer.currency} balance: ${available} available, ${required} required`,
+    context: { details: { currency: transfer.currency, available, required } },
+  })
 }
 
 // One UPDATE for every touched account. The WHERE re-checks, in SQL and on the row Postgres locked,
@@ -142,13 +141,14 @@ async function moveCounters(trx: Kysely<Database>, totals: Map<LockedAccount, De
   for (const account of totals.keys()) {
     const stored = byId.get(account.id)
     if (!stored) {
-      throw new ServiceError('insufficient_balance', `Insufficient ${account.currency} balance`, {
-        details: { currency: account.currency },
+      throw new AppError('insufficient_balance', {
+        message: `Insufficient ${account.currency} balance`,
+        context: { details: { currency: account.currency } },
       })
     }
     // The rows are locked, so the database must agree with the counters computed here.
     if (JSON.stringify(toStrings(stored)) !== JSON.stringify(toStrings(account.counters))) {
-      throw new Error(`ledger account ${account.id} changed while locked`)
+      throw new AppError('internal_error', { message: `ledger account ${account.id} changed while locked` })
     }
   }
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.js'
+import { AppError } from '@tollgate/core'
 
 /**
  * A chart-of-accounts code (CONVENTIONS.md "Ledger"); an account is (environment, code, currency).
@@ -45,7 +45,10 @@ export function isAccountCode(value: string): value is AccountCode {
 /** The policy of a chart code; throws `validation_error` for a code outside the chart. */
 export function getAccountPolicy(code: string): AccountPolicy {
   if (!isAccountCode(code)) {
-    throw new ServiceError('validation_error', `"${code}" is not a ledger account code`, { param: 'account' })
+    throw new AppError('validation_error', {
+      message: `"${code}" is not a ledger account code`,
+      context: { param: 'account' },
+    })
   }
   const merchantId = code.startsWith('merchant:') ? code.slice('merchant:'.length) : null
   return {

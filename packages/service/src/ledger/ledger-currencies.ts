@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.js'
+import { AppError } from '@tollgate/core'
 
 /**
  * Currencies the ledger keeps balances in, with their ledger scale (decimal places of one minor
@@ -25,14 +25,13 @@ export function parseLedgerAmount(value: string, currency: LedgerCurrency): bigi
   const scale = ledgerCurrencies[currency]
   const [whole = '', fraction = ''] = value.split('.')
   if (!decimalPattern.test(value) || fraction.length > scale) {
-    throw new ServiceError(
-      'validation_error',
-      `"${value}" is not a ${currency} amount (at most ${scale} decimals)`,
-    )
+    throw new AppError('validation_error', {
+      message: `"${value}" is not a ${currency} amount (at most ${scale} decimals)`,
+    })
   }
   const minor = BigInt(whole + fraction.padEnd(scale, '0'))
   if (minor === 0n) {
-    throw new ServiceError('validation_error', 'amount must be greater than zero')
+    throw new AppError('validation_error', { message: 'amount must be greater than zero' })
   }
   return minor
 }

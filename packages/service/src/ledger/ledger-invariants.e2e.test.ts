@@ -1,6 +1,6 @@
+import { isAppError } from '@tollgate/core'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
-import { isServiceError } from '../errors.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createLedgerTestDeps, createTestMerchants } from '../testing/ledger-fixtures.js'
 import { type AccountCounters, availableSql, toAccountBalance, toAccountCounters } from './account-balance.js'
@@ -191,13 +191,13 @@ describeEachDatabase('ledger invariants (property)', (getDb) => {
         const expected = applyLegs(model, legs, input.pending ? 'pending' : 'single')
         const result = await postTransaction(deps, full).catch((e: unknown) => e)
         if (!expected) {
-          expect(isServiceError(result, 'insufficient_balance')).toBe(true)
+          expect(isAppError(result, 'insufficient_balance')).toBe(true)
           return
         }
-        expect(isServiceError(result)).toBe(false)
+        expect(isAppError(result)).toBe(false)
         model.counters = expected
         model.posted.push(full)
-        if (input.pending && !isServiceError(result)) {
+        if (input.pending && !isAppError(result)) {
           const { id } = result as { id: string }
           model.pendings.push({
             transactionId: id,
@@ -223,16 +223,16 @@ describeEachDatabase('ledger invariants (property)', (getDb) => {
         const expired = pending.expiresAt !== null && pending.expiresAt <= deps.clock.now()
         if (pending.resolved) {
           // Same resolution again is an idempotent replay or a refusal; never a second resolution.
-          expect(isServiceError(result) ? result.code : 'replayed').toMatch(
+          expect(isAppError(result) ? result.code : 'replayed').toMatch(
             /replayed|pending_transfer_already_resolved/,
           )
           return
         }
         if (kind === 'post' && expired) {
-          expect(isServiceError(result, 'pending_transfer_expired')).toBe(true)
+          expect(isAppError(result, 'pending_transfer_expired')).toBe(true)
           return
         }
-        expect(isServiceError(result)).toBe(false)
+        expect(isAppError(result)).toBe(false)
         model.counters = applyLegs(model, pending.legs, kind) ?? model.counters
         pending.resolved = true
       }

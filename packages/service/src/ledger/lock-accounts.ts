@@ -1,8 +1,8 @@
+import { AppError } from '@tollgate/core'
 import type { Insertable, Kysely, Selectable } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { LedgerAccountsTable } from '../db/schema/ledger.js'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { type AccountCounters, toAccountCounters } from './account-balance.js'
 import { type AccountCode, getAccountPolicy } from './chart-of-accounts.js'
@@ -30,41 +30,39 @@ export function toAccountKey(ref: { code: string; currency: string }): string {
 export type NewAccountRow = Insertable<LedgerAccountsTable>
 
 /**
- * Thrown by {@link ensureAndLockAccounts} in `defer` mode when accounts are missing: the caller
- * rolls back (releasing its locks), creates them with {@link createAccounts} outside any
- * transaction, and tries again. Creating accounts while holding row locks could deadlock.
+ * What {@link ensureAndLockAccounts} found: the locked accounts, or in `defer` mode the rows still
+ * to create. The caller then ends its transaction (it has written nothing yet), creates them with
+ * {@link createAccounts} outside any transaction, and tries again: creating accounts while holding
+ * row locks could deadlock.
  */
-export class MissingAccountsError extends Error {
-  readonly rows: NewAccountRow[]
-
-  constructor(rows: NewAccountRow[]) {
-    super(`${rows.length} ledger accounts must be created first`)
-    this.rows = rows
-  }
-}
+export type LockedAccounts =
+  | { accounts: Map<string, LockedAccount>; missing: null }
+  | { accounts: null; missing: NewAccountRow[] }
 
 /**
  * Locks the referenced accounts `FOR UPDATE` in id order, so concurrent ledger transactions always
  * lock in the same order and never deadlock on each other. Missing accounts (with the chart's
- * flags) are created `inline`, or reported with a {@link MissingAccountsError} in `defer` mode.
- * Returns them by {@link toAccountKey}.
+ * flags) are created `inline`, or returned as `missing` in `defer` mode. Accounts are keyed by
+ * {@link toAccountKey}.
  */
 export async function ensureAndLockAccounts(
   trx: Kysely<Database>,
   deps: Pick<Deps, 'ids' | 'clock'>,
   input: { environment: KeyEnvironment; refs: AccountRef[]; missing: 'inline' | 'defer' },
-): Promise<Map<string, LockedAccount>> {
+): Promise<LockedAccounts> {
   const unique = [...new Map(input.refs.map((ref) => [toAccountKey(ref), ref])).values()].sort((a, b) =>
     toAccountKey(a) < toAccountKey(b) ? -1 : 1,
   )
   for (const ref of unique) {
     if (getAccountPolicy(ref.code).testOnly && input.environment !== 'test') {
-      throw new ServiceError('forbidden', `${ref.code} exists in the sandbox (test) environment only`)
+      throw new AppError('forbidden', {
+        message: `${ref.code} exists in the sandbox (test) environment only`,
+      })
     }
   }
   const locked = await lockByRefs(trx, input.environment, unique)
   if (locked.size === unique.length) {
-    return locked
+    return { accounts: locked, missing: null }
   }
   const rows = toNewAccountRows(
     deps,
@@ -72,10 +70,10 @@ export async function ensureAndLockAccounts(
     unique.filter((ref) => !locked.has(toAccountKey(ref))),
   )
   if (input.missing === 'defer') {
-    throw new MissingAccountsError(rows)
+    return { accounts: null, missing: rows }
   }
   await createAccounts(trx, rows)
-  return lockByRefs(trx, input.environment, unique)
+  return { accounts: await lockByRefs(trx, input.environment, unique), missing: null }
 }
 
 /**
@@ -124,8 +122,9 @@ export async function createAccounts(db: Kysely<Database>, rows: NewAccountRow[]
     .catch((error: unknown) => {
       // 23503 foreign_key_violation: a `merchant:` code naming a merchant that does not exist.
       if ((error as { code?: unknown }).code === '23503') {
-        throw new ServiceError('not_found', 'Merchant of a ledger account not found', {
-          param: 'account',
+        throw new AppError('not_found', {
+          message: 'Merchant of a ledger account not found',
+          context: { param: 'account' },
           cause: error,
         })
       }

@@ -1,5 +1,5 @@
+import { isAppError } from '@tollgate/core'
 import { beforeAll, expect, test } from 'vitest'
-import { isServiceError } from '../errors.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
 import { merchantAccount } from './chart-of-accounts.js'
@@ -18,7 +18,7 @@ async function settle(promises: Promise<unknown>[]): Promise<Outcome[]> {
     promises.map((p) =>
       p.then(
         () => 'ok',
-        (e: unknown) => (isServiceError(e) ? e.code : `unexpected: ${String(e)}`),
+        (e: unknown) => (isAppError(e) ? e.code : `unexpected: ${String(e)}`),
       ),
     ),
   )

@@ -1,6 +1,6 @@
+import { isAppError } from '@tollgate/core'
 import { sql } from 'kysely'
 import { beforeAll, expect, test } from 'vitest'
-import { isServiceError } from '../errors.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
 import { getBalanceTransaction, listBalanceTransactions } from './balance-transactions.js'
@@ -17,7 +17,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<void
     () => undefined,
     (e: unknown) => e,
   )
-  expect(isServiceError(error) ? error.code : error).toBe(code)
+  expect(isAppError(error) ? error.code : error).toBe(code)
 }
 
 describeEachDatabase('postTransaction', (getDb) => {

@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto'
+import { AppError } from '@tollgate/core'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { applyTransfers, type TransferToApply } from './apply-transfers.js'
 import { getAccountPolicy } from './chart-of-accounts.js'
 import { findLedgerTransaction } from './get-ledger-transaction.js'
 import { isLedgerCurrency } from './ledger-currencies.js'
 import type { LedgerLeg, LedgerTransaction, LedgerTransactionInfo, LedgerTransfer } from './ledger-types.js'
-import { createAccounts, ensureAndLockAccounts, MissingAccountsError, toAccountKey } from './lock-accounts.js'
+import { createAccounts, ensureAndLockAccounts, type NewAccountRow, toAccountKey } from './lock-accounts.js'
 
 /** Input of {@link postTransaction}. */
 export type PostTransactionInput = LedgerTransactionInfo & {
@@ -41,15 +41,16 @@ export async function postTransaction(
   const requestHash = hashInput(input)
   // In our own transaction, missing accounts are created outside it and the transaction rerun.
   const own = !deps.db.isTransaction
-  try {
-    return await attempt(deps, input, requestHash, own ? 'defer' : 'inline')
-  } catch (error) {
-    if (!(error instanceof MissingAccountsError)) {
-      throw error
-    }
-    await createAccounts(deps.db, error.rows)
-    return attempt(deps, input, requestHash, 'inline')
+  const first = await attempt(deps, input, requestHash, own ? 'defer' : 'inline')
+  if (!('missing' in first)) {
+    return first
   }
+  await createAccounts(deps.db, first.missing)
+  const second = await attempt(deps, input, requestHash, 'inline')
+  if ('missing' in second) {
+    throw new AppError('internal_error', { message: 'ledger accounts were not created inline' })
+  }
+  return second
 }
 
 function attempt(
@@ -57,8 +58,22 @@ function attempt(
   input: PostTransactionInput,
   requestHash: string,
   missing: 'inline' | 'defer',
-): Promise<LedgerTransaction> {
+): Promise<LedgerTransaction | { missing: NewAccountRow[] }> {
   return inTransaction(deps.db, async (trx) => {
+    // Accounts first: when some are missing (defer mode) nothing has been written yet, so ending the
+    // transaction here commits nothing, and the caller creates them outside it.
+    const locked = await ensureAndLockAccounts(trx, deps, {
+      environment: input.environment,
+      missing,
+      refs: input.legs.flatMap((leg) => [
+        { code: leg.debit, currency: leg.currency },
+        { code: leg.credit, currency: leg.currency },
+      ]),
+    })
+    if (locked.missing) {
+      return { missing: locked.missing }
+    }
+    const accounts = locked.accounts
     const now = deps.clock.now()
     const transactionId = deps.ids.create('ltx')
     const claimed = await trx
@@ -82,20 +97,12 @@ function attempt(
     if (!claimed) {
       return replayTransaction(trx, input, requestHash)
     }
-    const accounts = await ensureAndLockAccounts(trx, deps, {
-      environment: input.environment,
-      missing,
-      refs: input.legs.flatMap((leg) => [
-        { code: leg.debit, currency: leg.currency },
-        { code: leg.credit, currency: leg.currency },
-      ]),
-    })
     const transfers: TransferToApply[] = []
     for (const [index, leg] of input.legs.entries()) {
       const debit = accounts.get(toAccountKey({ code: leg.debit, currency: leg.currency }))
       const credit = accounts.get(toAccountKey({ code: leg.credit, currency: leg.currency }))
       if (!debit || !credit) {
-        throw new Error(`ledger account of leg ${index} was not locked`)
+        throw new AppError('internal_error', { message: `ledger account of leg ${index} was not locked` })
       }
       transfers.push({
         id: deps.ids.create('tr'),
@@ -125,7 +132,8 @@ export function createPendingTransfer(
 }
 
 function assertValidInput(input: PostTransactionInput): void {
-  const invalid = (message: string, param: string) => new ServiceError('validation_error', message, { param })
+  const invalid = (message: string, param: string) =>
+    new AppError('validation_error', { message: message, context: { param } })
   if (input.idempotencyKey.length === 0 || input.idempotencyKey.length > 255) {
     throw invalid('idempotencyKey must be 1-255 characters', 'idempotencyKey')
   }
@@ -178,11 +186,10 @@ async function replayTransaction(
     idempotencyKey: input.idempotencyKey,
   })
   if (!existing || existing.requestHash !== requestHash) {
-    throw new ServiceError(
-      'idempotency_key_reused',
-      `Ledger idempotency key ${input.idempotencyKey} was already used for a different transaction`,
-      { param: 'idempotencyKey' },
-    )
+    throw new AppError('idempotency_key_reused', {
+      message: `Ledger idempotency key ${input.idempotencyKey} was already used for a different transaction`,
+      context: { param: 'idempotencyKey' },
+    })
   }
   return { ...existing.transaction, replayed: true }
 }

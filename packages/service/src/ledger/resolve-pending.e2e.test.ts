@@ -1,5 +1,5 @@
+import { isAppError } from '@tollgate/core'
 import { beforeAll, expect, test } from 'vitest'
-import { isServiceError } from '../errors.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
 import { listBalanceTransactions } from './balance-transactions.js'
@@ -20,7 +20,7 @@ async function errorCode(promise: Promise<unknown>): Promise<unknown> {
     () => undefined,
     (e: unknown) => e,
   )
-  return isServiceError(error) ? error.code : error
+  return isAppError(error) ? error.code : error
 }
 
 describeEachDatabase('pending transfers', (getDb) => {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
+import { AppError, isAppError } from '@tollgate/core'
 import type { Kysely, Selectable } from 'kysely'
 import type { Database } from '../db/database.js'
 import { inTransaction } from '../db/in-transaction.js'
 import type { LedgerTransfersTable } from '../db/schema/ledger.js'
-import { isServiceError, ServiceError } from '../errors.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { applyTransfers, type TransferToApply } from './apply-transfers.js'
 import { findLedgerTransaction } from './get-ledger-transaction.js'
@@ -73,7 +73,7 @@ export async function expirePendingTransfers(
       expired += 1
     } catch (error) {
       // Posted or voided by someone else since the scan: nothing left to expire.
-      if (!isServiceError(error, 'pending_transfer_already_resolved')) {
+      if (!isAppError(error, 'pending_transfer_already_resolved')) {
         throw error
       }
     }
@@ -97,7 +97,10 @@ async function resolvePending(
       .where('id', '=', pending[0]?.transaction_id ?? '')
       .executeTakeFirst()
     if (!origin || pending.length === 0) {
-      throw new ServiceError('not_found', `Pending transfer ${targetId} not found`, { param: 'transferId' })
+      throw new AppError('not_found', {
+        message: `Pending transfer ${targetId} not found`,
+        context: { param: 'transferId' },
+      })
     }
     const id = deps.ids.create('ltx')
     const claimed = await trx
@@ -121,7 +124,7 @@ async function resolvePending(
     if (!claimed) {
       const replay = await findLedgerTransaction(trx, { environment: target.environment, idempotencyKey })
       if (!replay) {
-        throw new Error(`ledger transaction ${idempotencyKey} vanished`)
+        throw new AppError('internal_error', { message: `ledger transaction ${idempotencyKey} vanished` })
       }
       return { ...replay.transaction, replayed: true }
     }
@@ -135,7 +138,7 @@ async function resolvePending(
       const debit = accounts.get(row.debit_account_id)
       const credit = accounts.get(row.credit_account_id)
       if (!debit || !credit) {
-        throw new Error(`accounts of transfer ${row.id} were not locked`)
+        throw new AppError('internal_error', { message: `accounts of transfer ${row.id} were not locked` })
       }
       transfers.push({
         id: deps.ids.create('tr'),
@@ -203,19 +206,19 @@ async function assertResolvable(
     )
     .executeTakeFirst()
   if (resolved) {
-    throw new ServiceError(
-      'pending_transfer_already_resolved',
-      `Pending transfer ${resolved.pending_id} was already resolved (${resolved.phase})`,
-      { details: { transferId: resolved.pending_id, resolution: resolved.phase } },
-    )
+    throw new AppError('pending_transfer_already_resolved', {
+      message: `Pending transfer ${resolved.pending_id} was already resolved (${resolved.phase})`,
+      context: { details: { transferId: resolved.pending_id, resolution: resolved.phase } },
+    })
   }
   const expired = pending.find((t) => t.expires_at !== null && t.expires_at <= now)
   if (phase === 'post' && expired) {
-    throw new ServiceError('pending_transfer_expired', `Pending transfer ${expired.id} has expired`, {
-      details: { transferId: expired.id },
+    throw new AppError('pending_transfer_expired', {
+      message: `Pending transfer ${expired.id} has expired`,
+      context: { details: { transferId: expired.id } },
     })
   }
   if (phase === 'expire' && pending.some((t) => t.expires_at === null || t.expires_at > now)) {
-    throw new ServiceError('validation_error', 'Only pending transfers past their expiry can expire')
+    throw new AppError('validation_error', { message: 'Only pending transfers past their expiry can expire' })
   }
 }

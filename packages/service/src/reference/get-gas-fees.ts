@@ -1,5 +1,5 @@
+import { AppError } from '@tollgate/core'
 import { createPublicClient, formatUnits, http, type PublicClient } from 'viem'
-import { ServiceError } from '../errors.js'
 import type { ChainInfo, ChainName } from './chains.js'
 import type { ReferenceData } from './reference-data.js'
 
@@ -90,7 +90,8 @@ async function getChainFees(
     }
     return fees
   } catch (cause) {
-    throw new ServiceError('provider_unavailable', `Could not read gas fees from the ${info.chain} node`, {
+    throw new AppError('provider_unavailable', {
+      message: `Could not read gas fees from the ${info.chain} node`,
       cause,
     })
   }

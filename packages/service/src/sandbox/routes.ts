@@ -1,8 +1,8 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { AppError } from '@tollgate/core'
 import { Balance } from '../balances/schemas.js'
 import { toBalanceResponse } from '../balances/to-balance-response.js'
 import type { Deps } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import type { AppEnv } from '../http/app-env.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
@@ -56,7 +56,7 @@ export function createSandboxRoutes(deps: Deps) {
   // Runs before the body validator so a live key never learns the route's schema.
   app.use('/sandbox/*', async (c, next) => {
     if (c.get('auth').environment !== 'test') {
-      throw new ServiceError('not_found', `No route for ${c.req.method} ${c.req.path}`)
+      throw new AppError('not_found', { message: `No route for ${c.req.method} ${c.req.path}` })
     }
     await next()
   })

@@ -1,12 +1,12 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
+import { AppError } from '@tollgate/core'
 import type { Devnet } from '@tollgate/devnet'
 import { mount } from 'hono/mount'
 import type { Logger } from 'pino'
 import { createApp } from '../app.js'
 import { openDatabase } from '../db/open-database.js'
 import { createIdGenerator, type Deps, systemClock } from '../deps.js'
-import { ServiceError } from '../errors.js'
 import { createLogger } from '../http/create-logger.js'
 import { createRateLimiter } from '../http/rate-limit.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
@@ -160,7 +160,8 @@ async function startChains(start: () => Promise<Devnet>): Promise<Devnet> {
     return await start()
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause)
-    throw new ServiceError('provider_unavailable', `The devnet (local chains) failed to start: ${reason}`, {
+    throw new AppError('provider_unavailable', {
+      message: `The devnet (local chains) failed to start: ${reason}`,
       cause,
     })
   }
