@@ -16,10 +16,12 @@ import {
   checkLedgerInvariants,
   createApiKey,
   createApp,
+  createDefaultSettings,
   createIdGenerator,
   createLogger,
   createMerchant,
   createPendingTransfer,
+  createRails,
   createRateLimiter,
   type Deps,
   merchantAccount,
@@ -66,12 +68,13 @@ async function openBenchDatabase(engine: Engine): Promise<OpenedDatabase> {
 }
 
 function createDeps(opened: OpenedDatabase): Deps {
-  return {
+  const base = {
     db: opened.db,
     clock: systemClock,
     ids: createIdGenerator(),
     logger: createLogger({ level: 'silent' }),
   }
+  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
 }
 
 async function createFundedMerchants(deps: Deps, count: number): Promise<string[]> {

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Database } from './db/database.js'
+import type { Rails } from './rails/types.js'
+import type { ServiceSettings } from './settings.js'
 
 /** Source of the current time; a dependency so tests can fix it. */
 export type Clock = { now(): Date }
@@ -15,6 +17,9 @@ export type Deps = {
   clock: Clock
   ids: IdGenerator
   logger: Logger
+  /** Chains, providers, FX and screening (docs/rails.md). */
+  rails: Rails
+  settings: ServiceSettings
 }
 
 /** The wall clock. */

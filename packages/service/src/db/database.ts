@@ -1,5 +1,7 @@
+import type { CustomersTables } from './schema/customers.js'
+import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
 
 /** The service database's tables: the union of every migration's table types. */
-export interface Database extends MerchantsTables, LedgerTables {}
+export interface Database extends MerchantsTables, LedgerTables, CustomersTables, JobsEventsTables {}

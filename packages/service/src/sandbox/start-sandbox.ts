@@ -10,8 +10,10 @@ import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { createRateLimiter } from '../http/rate-limit.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { createRails } from '../rails/create-rails.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
+import { createDefaultSettings } from '../settings.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
 import { listen } from './listen.js'
@@ -97,7 +99,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         return d
       }),
     ])
-    const deps: Deps = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
+    const base = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
+    // The public base URL is known once the server listens; settings are completed below.
+    const deps: Deps = { ...base, rails: createRails(base), settings: createDefaultSettings() }
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
     stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
@@ -109,6 +113,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       host: options.host ?? '127.0.0.1',
     })
     stops.push(server.close)
+    deps.settings.publicBaseUrl = server.url
     const reference = createReferenceData(devnet)
     const app = createApp(deps, {
       reference,

@@ -6,6 +6,9 @@ import type { Database } from '../db/database.js'
 import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { createMerchant } from '../merchants/create-merchant.js'
+import { createRails } from '../rails/create-rails.js'
+import type { Rails } from '../rails/types.js'
+import { createDefaultSettings, type ServiceSettings } from '../settings.js'
 
 /** A merchant of the harness with its keys. */
 export type TestMerchant = { id: string; testKey: string; liveKey: string }
@@ -21,7 +24,10 @@ export type Harness = {
 }
 
 /** Builds a {@link Harness} over `db`: merchants A and B, each with a test and a live key. */
-export async function createHarness(db: Kysely<Database>, options: AppOptions = {}): Promise<Harness> {
+export async function createHarness(
+  db: Kysely<Database>,
+  options: AppOptions & { rails?: Rails; settings?: Partial<ServiceSettings> } = {},
+): Promise<Harness> {
   const logs: string[] = []
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -29,11 +35,11 @@ export async function createHarness(db: Kysely<Database>, options: AppOptions = 
       done()
     },
   })
+  const base = { db, clock: systemClock, ids: createIdGenerator(), logger: createLogger({ destination }) }
   const deps: Deps = {
-    db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ destination }),
+    ...base,
+    rails: options.rails ?? createRails(base),
+    settings: createDefaultSettings(options.settings),
   }
   const app = createApp(deps, options)
   const createTestMerchant = async (name: string): Promise<TestMerchant> => {

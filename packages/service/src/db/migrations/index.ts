@@ -1,11 +1,15 @@
 import { type Kysely, type Migration, Migrator } from 'kysely'
 import * as m0001 from './0001-merchants.js'
 import * as m0002 from './0002-ledger.js'
+import * as m0003 from './0003-customers.js'
+import * as m0004 from './0004-jobs-events.js'
 
 /** Every migration, by name; names sort in the order they apply. Add new files here. */
 export const migrations: Record<string, Migration> = {
   '0001-merchants': m0001,
   '0002-ledger': m0002,
+  '0003-customers': m0003,
+  '0004-jobs-events': m0004,
 }
 
 /**

@@ -7,6 +7,11 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>
 export interface MerchantsTable {
   id: string
   name: string
+  /** Registered business name; bank recipients must match it or `name`. */
+  business_name: string | null
+  logo_url: string | null
+  /** Verified businesses may make cross-border payouts. */
+  verified: ColumnType<boolean, boolean | undefined, boolean>
   created_at: CreatedAt
 }
 

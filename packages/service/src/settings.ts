@@ -1,0 +1,15 @@
+/**
+ * Service settings a composition root chooses (sandbox defaults here; production reads its config
+ * file). Each domain adds its own section with a default in {@link createDefaultSettings}.
+ */
+export type ServiceSettings = {
+  /** Public base URL of the server (`http://127.0.0.1:4020`): hosted checkout and page URLs start with it. */
+  publicBaseUrl: string
+  /** Sandbox: plain-http webhook URLs to loopback are allowed (local development); never in live. */
+  allowLoopbackWebhooks: boolean
+}
+
+/** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
+export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}): ServiceSettings {
+  return { publicBaseUrl: 'http://127.0.0.1:4020', allowLoopbackWebhooks: true, ...overrides }
+}
