@@ -1,5 +1,6 @@
 import { swaggerUI } from '@hono/swagger-ui'
 import { OpenAPIHono } from '@hono/zod-openapi'
+import type { FacilitatorClient } from '@tollgate/core'
 import { AppError } from '@tollgate/core'
 import { bodyLimit } from 'hono/body-limit'
 import { requireApiKey } from './auth/require-api-key.js'
@@ -17,6 +18,7 @@ import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
+import { createX402Routes } from './x402/routes.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
 export const defaultRateLimit = { limit: 600, windowMs: 60_000 }
@@ -33,6 +35,8 @@ export type AppOptions = {
   /** Mount the sandbox-only routes (`POST /sandbox/fund`); they answer 404 to live keys regardless. */
   sandboxRoutes?: boolean
   metrics?: HttpMetrics
+  /** The in-process x402 facilitator behind /x402/verify and /x402/settle (the sandbox's devnet one). */
+  facilitator?: FacilitatorClient
 }
 
 /** Creates the merchant service hono app: `/api/v1`, `/api/v1/openapi.json`, `/docs`, `/metrics`, `/health`. */
@@ -83,6 +87,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.use('*', createIdempotencyMiddleware(deps, options.idempotency))
   api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
   api.route('/', createBalanceRoutes(deps))
+  api.route('/', createX402Routes(deps, options.facilitator))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

@@ -15,6 +15,10 @@ declare module '@tollgate/core' {
     idempotency_key_in_use: RequestErrorContext
     rate_limited: RequestErrorContext
     provider_unavailable: RequestErrorContext
+    /** An x402 payment whose payTo is neither the merchant's x402 address nor a payTo it named. */
+    pay_to_not_allowed: RequestErrorContext
+    /** The facilitator could not settle an x402 payment (details carry its errorReason). */
+    settlement_failed: RequestErrorContext
   }
 }
 
@@ -51,6 +55,8 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   rpc_failed: as(503, 'provider_unavailable'),
   relayer_unavailable: as(503, 'provider_unavailable'),
   facilitator_unreachable: as(503, 'provider_unavailable'),
+  pay_to_not_allowed: as(400, 'pay_to_not_allowed'),
+  settlement_failed: as(400, 'settlement_failed'),
   internal_error: as(500, 'internal_error'),
 }
 

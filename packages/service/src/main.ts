@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { parseServiceEnv } from './env.js'
 import { createLogger } from './http/create-logger.js'
-import { createX402Mounts } from './sandbox/create-x402-mounts.js'
+import { createSandboxFacilitator, createX402Mounts } from './sandbox/create-x402-mounts.js'
 import { startSandbox } from './sandbox/start-sandbox.js'
 
 // Composition root of `npm start`: the only module that reads the environment. The facilitator
@@ -19,6 +19,7 @@ const sandbox = await startSandbox({
   ...(env.TOLLGATE_MANIFEST === undefined ? {} : { manifestPath: env.TOLLGATE_MANIFEST }),
   logger,
   rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+  createFacilitator: createSandboxFacilitator,
   mounts: createX402Mounts,
 }).catch((error: unknown) => {
   console.error(`Tollgate sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`)

@@ -7,9 +7,11 @@ export type ServiceSettings = {
   publicBaseUrl: string
   /** Sandbox: plain-http webhook URLs to loopback are allowed (local development); never in live. */
   allowLoopbackWebhooks: boolean
+  /** Fee on x402 income credited to a merchant's balance, in basis points of the amount (half-up). */
+  x402FeeBps: number
 }
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
 export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}): ServiceSettings {
-  return { publicBaseUrl: 'http://127.0.0.1:4020', allowLoopbackWebhooks: true, ...overrides }
+  return { publicBaseUrl: 'http://127.0.0.1:4020', allowLoopbackWebhooks: true, x402FeeBps: 50, ...overrides }
 }

@@ -7,6 +7,7 @@ import type { LedgerCurrency } from './ledger-currencies.js'
 export const ledgerSources = [
   'deposit',
   'payment',
+  'x402',
   'payout',
   'swap',
   'fee',

@@ -26,6 +26,8 @@ export type ChainAsset = {
   ledgerCurrency: LedgerCurrency | null
   /** EIP-712 domain of EIP-3009 tokens (x402 `extra`). */
   eip712?: { name: string; version: string }
+  /** Owning SPL program of a Solana token (Token or Token-2022); default Token. */
+  tokenProgram?: string
 }
 
 /** One chain of the spec in one environment (live = mainnets; test = the devnet's networks). */

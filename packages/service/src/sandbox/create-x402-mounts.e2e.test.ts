@@ -7,7 +7,7 @@ import { DEFAULT_EVM_NETWORKS, startDevnet, usdcLikeAbi } from '@tollgate/devnet
 import { createPublicClient, type Hex, http } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
-import { createX402Mounts, DEMO_MERCHANT_EVM } from './create-x402-mounts.js'
+import { createSandboxFacilitator, createX402Mounts, DEMO_MERCHANT_EVM } from './create-x402-mounts.js'
 import { type Sandbox, startSandbox } from './start-sandbox.js'
 
 // The sandbox of `npm start` with its x402 parts: our facilitator at /facilitator and the demo
@@ -25,6 +25,7 @@ describe('sandbox x402 mounts', () => {
           evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === 'eip155:84532') },
           solana: false,
         }),
+      createFacilitator: createSandboxFacilitator,
       mounts: createX402Mounts,
     })
 

@@ -23,12 +23,12 @@ export const DEMO_MERCHANT_SOLANA = getBase58Decoder().decode(
 export const DEMO_PRICE = '$0.01'
 
 /**
- * The x402 parts of the sandbox: our facilitator at `/facilitator` (settlements stored durably in
- * the service's database, reconciled every 15 s) and a demo paid resource at `/demo/paid` behind our
- * middleware, payable with eip3009 (Base Sepolia USDC), permit2 (BSC testnet USDT) and solana
- * (devnet USDC), each where the devnet runs that network.
+ * The sandbox's facilitator: settlements stored durably in the service's database and reconciled
+ * every 15 s. It serves `/facilitator`, the demo resource and the merchant API's /x402 routes.
  */
-export async function createX402Mounts(context: SandboxContext): Promise<SandboxMount[]> {
+export async function createSandboxFacilitator(
+  context: Pick<SandboxContext, 'deps' | 'devnet'>,
+): Promise<{ facilitator: Facilitator; stop: () => Promise<void> }> {
   const { devnet, deps } = context
   const store = await createPostgresSettlementStore({ db: deps.db })
   const { facilitator, close } = await createDevnetFacilitator(devnet, { store, logger: deps.logger })
@@ -37,18 +37,28 @@ export async function createX402Mounts(context: SandboxContext): Promise<Sandbox
     // The solana scheme never creates token accounts (rent drain), so the payee's must exist.
     await devnet.fund({ network: SOLANA_DEVNET, address: DEMO_MERCHANT_SOLANA, asset: 'USDC', amount: 0n })
   }
-  const facilitatorApp = createFacilitatorApp(facilitator)
-  const demo = createDemoApp(context, facilitator)
-  return [
-    { path: '/facilitator', fetch: facilitatorApp.fetch },
-    {
-      path: '/demo',
-      fetch: demo.fetch,
-      stop: async () => {
-        await reconcile.stop()
-        close()
-      },
+  return {
+    facilitator,
+    stop: async () => {
+      await reconcile.stop()
+      close()
     },
+  }
+}
+
+/**
+ * The x402 mounts of the sandbox: the facilitator at `/facilitator` and a demo paid resource at
+ * `/demo/paid` behind our middleware, payable with eip3009 (Base Sepolia USDC), permit2 (BSC
+ * testnet USDT) and solana (devnet USDC), each where the devnet runs that network.
+ */
+export function createX402Mounts(context: SandboxContext): SandboxMount[] {
+  const { facilitator } = context
+  if (!facilitator) {
+    return []
+  }
+  return [
+    { path: '/facilitator', fetch: createFacilitatorApp(facilitator).fetch },
+    { path: '/demo', fetch: createDemoApp(context, facilitator).fetch },
   ]
 }
 

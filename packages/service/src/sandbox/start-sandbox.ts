@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { AppError } from '@tollgate/core'
 import type { Devnet } from '@tollgate/devnet'
+import type { Facilitator } from '@tollgate/facilitator'
 import { mount } from 'hono/mount'
 import type { Logger } from 'pino'
 import { createApp } from '../app.js'
@@ -28,6 +29,8 @@ export type SandboxContext = {
   baseUrl: string
   merchantId: string
   apiKey: string
+  /** The in-process facilitator, when the sandbox was started with one. */
+  facilitator?: Facilitator
 }
 
 /**
@@ -55,6 +58,10 @@ export type StartSandboxOptions = {
   /** Starts the local chains; tests pass a fake. Default `startDevnet()` of `@tollgate/devnet`. */
   startDevnet?: () => Promise<Devnet>
   rateLimitPerMinute?: number
+  /** Builds the in-process x402 facilitator (the merchant API's /x402 routes and the mounts use it). */
+  createFacilitator?: (
+    context: Pick<SandboxContext, 'deps' | 'devnet'>,
+  ) => Promise<{ facilitator: Facilitator; stop: () => Promise<void> }>
   /** More apps on the same server (the facilitator, a demo paid resource), built once it listens. */
   mounts?: (context: SandboxContext) => SandboxMount[] | Promise<SandboxMount[]>
   /** How often expired pending ledger transfers are voided (ms, default 5000). */
@@ -115,13 +122,25 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     stops.push(server.close)
     deps.settings.publicBaseUrl = server.url
     const reference = createReferenceData(devnet)
+    const x402 = await options.createFacilitator?.({ deps, devnet })
+    if (x402) {
+      stops.push(x402.stop)
+    }
     const app = createApp(deps, {
+      ...(x402 ? { facilitator: x402.facilitator } : {}),
       reference,
       gasFeeReaders: createGasFeeReaders(reference),
       rateLimiter: createRateLimiter({ limit: options.rateLimitPerMinute ?? 600, windowMs: 60_000 }),
       sandboxRoutes: true,
     })
-    const context = { deps, devnet, reference, baseUrl: server.url, ...merchant }
+    const context: SandboxContext = {
+      deps,
+      devnet,
+      reference,
+      baseUrl: server.url,
+      ...merchant,
+      ...(x402 ? { facilitator: x402.facilitator } : {}),
+    }
     for (const extra of (await options.mounts?.(context)) ?? []) {
       const path = extra.path.replace(/\/+$/, '')
       app.all(path, mount(extra.fetch))

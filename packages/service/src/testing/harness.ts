@@ -26,7 +26,10 @@ export type Harness = {
 /** Builds a {@link Harness} over `db`: merchants A and B, each with a test and a live key. */
 export async function createHarness(
   db: Kysely<Database>,
-  options: AppOptions & { rails?: Rails; settings?: Partial<ServiceSettings> } = {},
+  options: AppOptions & {
+    rails?: (base: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>) => Rails
+    settings?: Partial<ServiceSettings>
+  } = {},
 ): Promise<Harness> {
   const logs: string[] = []
   const destination = new Writable({
@@ -38,7 +41,7 @@ export async function createHarness(
   const base = { db, clock: systemClock, ids: createIdGenerator(), logger: createLogger({ destination }) }
   const deps: Deps = {
     ...base,
-    rails: options.rails ?? createRails(base),
+    rails: options.rails?.(base) ?? createRails(base),
     settings: createDefaultSettings(options.settings),
   }
   const app = createApp(deps, options)
