@@ -19,6 +19,8 @@ import './errors.js'
 
 export type { FacilitatorOperation, HttpFacilitatorClientOptions } from './create-http-facilitator-client.js'
 export { createHttpFacilitatorClient } from './create-http-facilitator-client.js'
+export type { MerchantApiX402, MerchantApiX402Options } from './create-merchant-api-x402.js'
+export { createMerchantApiX402 } from './create-merchant-api-x402.js'
 export type { GateNext, GateRequest, PaymentGate } from './create-payment-gate.js'
 export { createPaymentGate } from './create-payment-gate.js'
 export type { PaidFetchHandler } from './create-payment-handler.js'
