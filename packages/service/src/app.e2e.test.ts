@@ -87,6 +87,8 @@ describeEachDatabase('createApp', (getDb) => {
     expect(res.status).toBe(200)
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> }
     expect(doc.openapi).toBe('3.1.0')
+    // Paths are absolute (/api/v1/...), so the server must not add the prefix a second time.
+    expect((doc as { servers?: { url: string }[] }).servers).toEqual([{ url: '/' }])
     // Each domain's own tests pin its routes; this checks the app composes every domain.
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([

@@ -62,7 +62,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.doc31('/api/v1/openapi.json', {
     openapi: '3.1.0',
     info: { title: 'Tollgate merchant service', version: '1.0.0' },
-    servers: [{ url: '/api/v1' }],
+    // Paths carry the /api/v1 prefix, so the server is the host root: a generated client joins them once.
+    servers: [{ url: '/' }],
   })
   app.get('/docs', swaggerUI({ url: '/api/v1/openapi.json' }))
   app.route('/api/v1', createApiRoutes(deps, options))
