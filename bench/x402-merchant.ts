@@ -1,0 +1,188 @@
+// POST /api/v1/x402/settle of the merchant API next to the bare facilitator's POST /settle, in one
+// run, over HTTP on one Base Sepolia anvil, with the same in-process facilitator behind both:
+// what the merchant API adds (auth, payTo ownership, the x402_transactions row and the ledger credit
+// in one database transaction). Concurrency 1 and 16, every payment freshly signed by one of 16
+// payers (never a replayed request). Database: PGlite in memory (what `npm start` uses), and
+// PostgreSQL too when BENCH_DATABASE_URL is set. Writes bench/results/x402-merchant.json.
+import { writeFile } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { serve } from '@hono/node-server'
+import type { PaymentRequirements } from '@tollgate/core'
+import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
+import { createEip3009Client } from '@tollgate/evm'
+import { createFacilitatorApp, createMemorySettlementStore } from '@tollgate/facilitator'
+import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
+import {
+  createApiKey,
+  createApp,
+  createDefaultSettings,
+  createIdGenerator,
+  createLogger,
+  createMerchant,
+  createRateLimiter,
+  openDatabase,
+  systemClock,
+} from '@tollgate/service'
+import { Agent } from 'undici'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createBaseOnlyRails } from '../packages/service/src/testing/base-only-rails.js'
+import { round, runClosedLoop, summarize } from './lib/stats.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const BASE = 'eip155:84532'
+const OPS: Record<number, number> = {
+  1: Number(process.env.BENCH_X402_OPS_C1 ?? 60),
+  16: Number(process.env.BENCH_X402_OPS_C16 ?? 320),
+}
+const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
+
+async function main() {
+  const devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+  })
+  const { facilitator, close } = await createDevnetFacilitator(devnet, {
+    store: createMemorySettlementStore(),
+  })
+  const payers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()))
+  await Promise.all(
+    payers.map((a) => devnet.fund({ network: BASE, address: a.address, asset: 'USDC', amount: 10n ** 12n })),
+  )
+  const bare = await listen(createFacilitatorApp(facilitator).fetch)
+  const results: Record<string, unknown> = {}
+  try {
+    const databases = [
+      { name: 'pglite', url: undefined },
+      ...(process.env.BENCH_DATABASE_URL ? [{ name: 'postgres', url: process.env.BENCH_DATABASE_URL }] : []),
+    ]
+    for (const database of databases) {
+      const opened = await openDatabase({ databaseUrl: database.url })
+      const base = {
+        db: opened.db,
+        clock: systemClock,
+        ids: createIdGenerator(),
+        logger: createLogger({ level: 'silent' }),
+      }
+      const deps = { ...base, rails: createBaseOnlyRails(base, devnet), settings: createDefaultSettings() }
+      const merchant = await createMerchant(deps, { name: 'Bench merchant' })
+      const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
+      const service = await listen(
+        createApp(deps, {
+          facilitator,
+          rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
+        }).fetch,
+      )
+      const requirements = await getRequirements(service.url, key)
+      for (const concurrency of [1, 16]) {
+        for (const [name, url, headers] of [
+          ['facilitator', `${bare.url}/settle`, {}],
+          ['merchant-api', `${service.url}/api/v1/x402/settle`, { 'x-api-key': key }],
+        ] as const) {
+          const bodies = await signAll(payers, requirements, OPS[concurrency] ?? 16)
+          let failures = 0
+          const run = await runClosedLoop(bodies, concurrency, async (body) => {
+            const res = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...headers },
+              body,
+              dispatcher,
+            } as RequestInit)
+            const text = await res.text()
+            if (res.status >= 300 || !text.includes('"success":true')) {
+              failures += 1
+            }
+          })
+          const label = `${database.name}.${name}.c${concurrency}`
+          results[label] = {
+            ops: bodies.length,
+            failures,
+            opsPerSecond: round(bodies.length / run.seconds),
+            latencyMs: summarize(run.latenciesMs),
+          }
+          console.log(label.padEnd(32), JSON.stringify(results[label]))
+        }
+      }
+      await service.close()
+      await opened.close()
+    }
+  } finally {
+    await bare.close()
+    close()
+    await devnet.stop()
+    await dispatcher.close()
+  }
+  const ratio = (db: string, c: number) => {
+    const get = (n: string) =>
+      (results[`${db}.${n}.c${c}`] as { latencyMs: { p50: number } } | undefined)?.latencyMs.p50 ?? 0
+    return round(get('merchant-api') / Math.max(0.01, get('facilitator')))
+  }
+  const body = {
+    benchmark: 'x402-merchant',
+    date: new Date().toISOString(),
+    node: process.version,
+    setup:
+      'one Base Sepolia anvil; one in-process facilitator (memory settlement store) behind both servers; undici keep-alive client; fresh payments from 16 payers',
+    summary: {
+      p50Ratio: {
+        pgliteC1: ratio('pglite', 1),
+        pgliteC16: ratio('pglite', 16),
+        postgresC1: ratio('postgres', 1),
+        postgresC16: ratio('postgres', 16),
+      },
+    },
+    results,
+  }
+  await writeFile(join(here, 'results', 'x402-merchant.json'), `${JSON.stringify(body, null, 2)}\n`)
+  console.log(JSON.stringify(body.summary))
+}
+
+async function getRequirements(serviceUrl: string, key: string): Promise<PaymentRequirements> {
+  const res = await fetch(`${serviceUrl}/api/v1/x402/requirements`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
+  })
+  const data = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
+  const first = data.accepts[0]
+  if (!first) {
+    throw new Error('no requirements')
+  }
+  return first
+}
+
+async function signAll(
+  payers: ReturnType<typeof privateKeyToAccount>[],
+  requirements: PaymentRequirements,
+  count: number,
+) {
+  const clients = payers.map((account) => createEip3009Client({ account }))
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const payload = await (clients[i % clients.length] as (typeof clients)[number]).createPayload(
+        requirements,
+      )
+      const paymentPayload = {
+        x402Version: 2,
+        resource: { url: 'https://bench.example/' },
+        accepted: requirements,
+        payload,
+      }
+      return JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements: requirements })
+    }),
+  )
+}
+
+async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {
+  return new Promise<{ url: string; close: () => Promise<void> }>((resolve) => {
+    const server = serve({ fetch: fetchHandler, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      })
+    })
+  })
+}
+
+await main()
