@@ -17,7 +17,7 @@ import { createReferenceData, type ReferenceData } from '../reference/reference-
 import { createDefaultSettings } from '../settings.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
-import { listen } from './listen.js'
+import { listen, type NodeFetch } from './listen.js'
 import { createSandboxManifest, type SandboxManifest } from './sandbox-manifest.js'
 
 /** What a mounted sub-app may use: the service deps, the running devnet, and the public base URL. */
@@ -39,7 +39,7 @@ export type SandboxContext = {
  */
 export type SandboxMount = {
   path: string
-  fetch: (request: Request) => Response | Promise<Response>
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>
   /** Called on `stop()`, before the database and devnet close. */
   stop?: () => Promise<void>
 }
@@ -113,9 +113,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
     stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
     // Listen first (answering 503 meanwhile) so mounts can be built with the real base URL.
-    let handle: (request: Request) => Response | Promise<Response> = () =>
-      new Response('starting', { status: 503 })
-    const server = await listen((request) => handle(request), {
+    let handle: NodeFetch = () => new Response('starting', { status: 503 })
+    const server = await listen((request, env) => handle(request, env), {
       port: options.port ?? 4020,
       host: options.host ?? '127.0.0.1',
     })
@@ -143,6 +142,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     }
     for (const extra of (await options.mounts?.(context)) ?? []) {
       const path = extra.path.replace(/\/+$/, '')
+      // The server hands these paths to the mount directly; the app keeps them for app.request().
+      server.route(path, extra.fetch)
       app.all(path, mount(extra.fetch))
       app.all(`${path}/*`, mount(extra.fetch))
       if (extra.stop) {
