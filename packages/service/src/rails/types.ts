@@ -360,7 +360,12 @@ export type SandboxControls = {
     accountNumber: string
     amount: bigint
     reference?: string
-    payer?: Partial<InboundFiatTransfer['payer']>
+    /** Payer details (defaults: a sandbox payer at GTBank); the bank name follows from `bankCode`. */
+    payer?: {
+      accountName?: string | undefined
+      accountNumber?: string | undefined
+      bankCode?: string | undefined
+    }
     merchantId?: string
     environment: KeyEnvironment
   }): Promise<{ transfer: InboundFiatTransfer; accountNumber: string; delivered: boolean }>
