@@ -19,6 +19,8 @@ declare module '@tollgate/core' {
     pay_to_not_allowed: RequestErrorContext
     /** The facilitator could not settle an x402 payment (details carry its errorReason). */
     settlement_failed: RequestErrorContext
+    recipient_not_found: RequestErrorContext
+    transfer_already_completed: RequestErrorContext
   }
 }
 
@@ -52,6 +54,8 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   payload_too_large: as(413, 'payload_too_large'),
   unsupported_media_type: as(415, 'unsupported_media_type'),
   provider_unavailable: as(503, 'provider_unavailable'),
+  recipient_not_found: as(404, 'recipient_not_found'),
+  transfer_already_completed: as(409, 'transfer_already_completed'),
   rpc_failed: as(503, 'provider_unavailable'),
   relayer_unavailable: as(503, 'provider_unavailable'),
   facilitator_unreachable: as(503, 'provider_unavailable'),

@@ -2,6 +2,7 @@ import type { CustomersTables } from './schema/customers.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
+import type { RailsFiatTables } from './schema/rails-fiat.js'
 import type { X402Tables } from './schema/x402.js'
 
 /** The service database's tables: the union of every migration's table types. */
@@ -10,4 +11,5 @@ export interface Database
     LedgerTables,
     CustomersTables,
     JobsEventsTables,
+    RailsFiatTables,
     X402Tables {}

@@ -1,5 +1,7 @@
 import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
+import { createSandboxFiatRails } from './fiat/create-sandbox-fiat-rails.js'
+import type { SandboxFiatOptions } from './fiat/sandbox-fiat-transfers.js'
 import type { Rails } from './types.js'
 
 /**
@@ -11,6 +13,8 @@ export type RailsOptions = {
   masterSeed?: string
   /** RPC endpoints per CAIP-2 network (the devnet's in the sandbox, real ones in production). */
   networks?: Record<string, { rpcUrl: string }>
+  /** Sandbox bank / mobile-money providers (callback delay); see docs/rails-fiat.md. */
+  fiat?: SandboxFiatOptions
 }
 
 // Scaffold while the rails are being built: each part is replaced by its implementation.
@@ -18,10 +22,13 @@ function notBuilt(part: string): never {
   throw new AppError('internal_error', { message: `rails.${part} is not built yet` })
 }
 
-/** Builds every rail for the sandbox (deterministic providers, devnet chains when `networks` is given). */
+/**
+ * Builds every rail for the sandbox (deterministic providers, devnet chains when `networks` is given).
+ * The fiat, FX and screening parts are the sandbox providers of docs/rails-fiat.md.
+ */
 export function createRails(
-  _deps: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
-  _options: RailsOptions = {},
+  deps: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
+  options: RailsOptions = {},
 ): Rails {
   const unsubscribe = () => undefined
   return {
@@ -43,30 +50,7 @@ export function createRails(
       get: async () => notBuilt('crypto'),
       onSettled: () => unsubscribe,
     },
-    banks: {
-      listBanks: () => notBuilt('banks'),
-      resolveAccount: async () => notBuilt('banks'),
-      transfer: async () => notBuilt('banks'),
-      getTransfer: async () => notBuilt('banks'),
-      onTransferUpdate: () => unsubscribe,
-    },
-    mobileMoney: {
-      listInstitutions: () => notBuilt('mobileMoney'),
-      resolveAccount: async () => notBuilt('mobileMoney'),
-      transfer: async () => notBuilt('mobileMoney'),
-      getTransfer: async () => notBuilt('mobileMoney'),
-      onTransferUpdate: () => unsubscribe,
-    },
-    virtualAccounts: {
-      create: async () => notBuilt('virtualAccounts'),
-      onInboundTransfer: () => unsubscribe,
-    },
-    fx: {
-      getRate: async () => notBuilt('fx'),
-      listRates: async () => notBuilt('fx'),
-      convert: () => notBuilt('fx'),
-    },
-    screening: { screen: async () => notBuilt('screening') },
+    ...createSandboxFiatRails(deps, options.fiat),
     start: async () => undefined,
     stop: async () => undefined,
   }

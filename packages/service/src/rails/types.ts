@@ -229,6 +229,8 @@ export type BankProvider = {
     currency: 'NGN'
     account: BankAccountResolution
     narration: string
+    /** Owner tag: the sandbox callback route lets only this merchant fire the transfer's callback. */
+    merchantId?: string
   }): Promise<FiatTransfer>
   /** Re-queries a transfer (after a timeout); throws `provider_unavailable` when the provider is down. */
   getTransfer(id: string): Promise<FiatTransfer>
@@ -251,6 +253,8 @@ export type MobileMoneyProvider = {
     currency: 'KES' | 'GHS'
     account: MobileMoneyResolution
     narration: string
+    /** Owner tag: the sandbox callback route lets only this merchant fire the transfer's callback. */
+    merchantId?: string
   }): Promise<FiatTransfer>
   getTransfer(id: string): Promise<FiatTransfer>
   onTransferUpdate(handler: FiatTransferHandler): () => void
@@ -280,7 +284,17 @@ export type InboundFiatTransfer = {
 
 /** NGN virtual accounts: issue one per BVN, receive inbound transfers. */
 export type VirtualAccountProvider = {
-  create(input: { id: string; bvn: string; accountName: string }): Promise<VirtualAccount>
+  /**
+   * Issues (or returns, for a repeated `id`) the account. `merchantId` and `environment` are optional
+   * owner tags the sandbox routes use to keep one merchant from steering another's account.
+   */
+  create(input: {
+    id: string
+    bvn: string
+    accountName: string
+    merchantId?: string
+    environment?: KeyEnvironment
+  }): Promise<VirtualAccount>
   onInboundTransfer(handler: (db: Db, transfer: InboundFiatTransfer) => Promise<void>): () => void
 }
 
@@ -294,8 +308,19 @@ export type FxRate = { from: FxCurrency; to: FxCurrency; rate: string; at: Date 
 export type FxRates = {
   getRate(from: FxCurrency, to: FxCurrency): Promise<FxRate>
   listRates(): Promise<FxRate[]>
-  /** Converts `amount` minor units at `fromScale` into minor units at `toScale` at `rate` (rounded down). */
-  convert(input: { amount: bigint; fromScale: number; toScale: number; rate: string }): bigint
+  /**
+   * Converts `amount` minor units at `fromScale` into minor units at `toScale` at `rate` (rounded
+   * down). `inverse`: `rate` is quoted the other way (to → from) and the result is `amount ÷ rate`;
+   * `rounding: 'up'` where the house collects (a customer's crypto amount). See docs/rails-fiat.md.
+   */
+  convert(input: {
+    amount: bigint
+    fromScale: number
+    toScale: number
+    rate: string
+    inverse?: boolean
+    rounding?: 'down' | 'up'
+  }): bigint
 }
 
 /** AML screening of a counterparty (`amlCheck`); the sandbox answer is steerable by address. */
@@ -305,6 +330,47 @@ export type Screening = {
     address: string
     txHash?: string
   }): Promise<'passed' | 'failed' | 'pending'>
+}
+
+/** One FX rate the sandbox route sets: against USD, either direction, with an optional spread. */
+export type SandboxFxRateInput = { from: FxCurrency; to: FxCurrency; rate: string; spreadBps?: number }
+
+/**
+ * Controls of the sandbox providers behind the sandbox-only routes (absent on production rails):
+ * fire a pending provider callback, receive an NGN transfer into a virtual account, set FX rates.
+ */
+export type SandboxControls = {
+  /**
+   * Delivers the provider callback of fiat transfer `id` (bank or mobile money): `outcome` as given,
+   * or the outcome the sandbox planned from the account number. Throws `not_found` for an unknown
+   * id (or another merchant's, when `merchantId` is given) and `transfer_already_completed` once final.
+   */
+  completeFiatTransfer(input: {
+    id: string
+    outcome?: 'success' | 'failed'
+    failureReason?: string
+    merchantId?: string
+  }): Promise<FiatTransfer>
+  /**
+   * Records an inbound NGN transfer into the virtual account `accountNumber` and delivers it to the
+   * `onInboundTransfer` subscribers in the same transaction, once per `reference` (`delivered` is
+   * false for a repeated reference).
+   */
+  simulateInboundTransfer(input: {
+    accountNumber: string
+    amount: bigint
+    reference?: string
+    /** Payer details (defaults: a sandbox payer at GTBank); the bank name follows from `bankCode`. */
+    payer?: {
+      accountName?: string | undefined
+      accountNumber?: string | undefined
+      bankCode?: string | undefined
+    }
+    merchantId?: string
+    environment: KeyEnvironment
+  }): Promise<{ transfer: InboundFiatTransfer; accountNumber: string; delivered: boolean }>
+  /** Sets mid rates against USD (persisted); returns the house rates of the pairs set, both ways. */
+  setFxRates(rates: SandboxFxRateInput[]): Promise<FxRate[]>
 }
 
 /** Every rail, built once by a composition root and passed in `deps.rails`. */
@@ -318,6 +384,8 @@ export type Rails = {
   virtualAccounts: VirtualAccountProvider
   fx: FxRates
   screening: Screening
+  /** Sandbox-only controls (the sandbox providers have them; production rails leave them out). */
+  sandboxControls?: SandboxControls
   /** Starts watchers and provider loops; `stop()` ends them. */
   start(): Promise<void>
   stop(): Promise<void>

@@ -7,6 +7,9 @@ import type { AppEnv } from '../http/app-env.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import { fundBalance, sandboxCurrencyScales } from './fund-sandbox-merchant.js'
+import { createSandboxFxRateRoutes } from './fx-rate-routes.js'
+import { createSandboxNgnTransferRoutes } from './ngn-transfer-routes.js'
+import { createSandboxProviderCallbackRoutes } from './provider-callback-routes.js'
 
 const amountPattern = /^(0|[1-9]\d*)(\.\d+)?$/
 
@@ -60,6 +63,9 @@ export function createSandboxRoutes(deps: Deps) {
     }
     await next()
   })
+  app.route('/', createSandboxNgnTransferRoutes(deps))
+  app.route('/', createSandboxProviderCallbackRoutes(deps))
+  app.route('/', createSandboxFxRateRoutes(deps))
   return app.openapi(fundRoute, async (c) => {
     const { merchantId } = c.get('auth')
     const body = c.req.valid('json')
