@@ -2,6 +2,12 @@ import type { CustomersTables } from './schema/customers.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
+import type { RailsChainTables } from './schema/rails-chain.js'
 
 /** The service database's tables: the union of every migration's table types. */
-export interface Database extends MerchantsTables, LedgerTables, CustomersTables, JobsEventsTables {}
+export interface Database
+  extends MerchantsTables,
+    LedgerTables,
+    CustomersTables,
+    JobsEventsTables,
+    RailsChainTables {}

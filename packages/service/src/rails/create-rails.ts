@@ -1,17 +1,13 @@
 import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
+import { type ChainRailsOptions, createChainRails } from './chains/create-chain-rails.js'
 import type { Rails } from './types.js'
 
 /**
  * Options of {@link createRails}. With no `networks`, no chain has a node: addresses are still
  * derived and validated, and payments arrive only through `incoming.simulate` (the default in tests).
  */
-export type RailsOptions = {
-  /** 64-byte master seed (hex) for deposit addresses; the sandbox generates and keeps one. */
-  masterSeed?: string
-  /** RPC endpoints per CAIP-2 network (the devnet's in the sandbox, real ones in production). */
-  networks?: Record<string, { rpcUrl: string }>
-}
+export type RailsOptions = ChainRailsOptions
 
 // Scaffold while the rails are being built: each part is replaced by its implementation.
 function notBuilt(part: string): never {
@@ -20,24 +16,15 @@ function notBuilt(part: string): never {
 
 /** Builds every rail for the sandbox (deterministic providers, devnet chains when `networks` is given). */
 export function createRails(
-  _deps: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
-  _options: RailsOptions = {},
+  deps: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
+  options: RailsOptions = {},
 ): Rails {
   const unsubscribe = () => undefined
+  const chain = createChainRails(deps, options)
   return {
-    chains: {
-      list: () => notBuilt('chains'),
-      get: () => notBuilt('chains'),
-      getByNetwork: () => notBuilt('chains'),
-      findAsset: () => notBuilt('chains'),
-      isValidAddress: () => notBuilt('chains'),
-    },
-    addresses: { allocate: async () => notBuilt('addresses'), find: async () => notBuilt('addresses') },
-    incoming: {
-      subscribe: () => unsubscribe,
-      simulate: async () => notBuilt('incoming'),
-      list: async () => notBuilt('incoming'),
-    },
+    chains: chain.chains,
+    addresses: chain.addresses,
+    incoming: chain.incoming,
     crypto: {
       send: async () => notBuilt('crypto'),
       get: async () => notBuilt('crypto'),
@@ -67,7 +54,7 @@ export function createRails(
       convert: () => notBuilt('fx'),
     },
     screening: { screen: async () => notBuilt('screening') },
-    start: async () => undefined,
-    stop: async () => undefined,
+    start: () => chain.start(),
+    stop: () => chain.stop(),
   }
 }
