@@ -25,11 +25,7 @@ export function createRails(
     chains: chain.chains,
     addresses: chain.addresses,
     incoming: chain.incoming,
-    crypto: {
-      send: async () => notBuilt('crypto'),
-      get: async () => notBuilt('crypto'),
-      onSettled: () => unsubscribe,
-    },
+    crypto: chain.crypto,
     banks: {
       listBanks: () => notBuilt('banks'),
       resolveAccount: async () => notBuilt('banks'),

@@ -175,6 +175,14 @@ export type CryptoSender = {
   }): Promise<CryptoSend>
   get(idempotencyKey: string, environment: KeyEnvironment): Promise<CryptoSend | undefined>
   onSettled(handler: CryptoSendHandler): () => void
+  /**
+   * The treasury address of `chain` (where sends come from and sweeps go) and its fee payers, for
+   * funding and reconciliation; undefined on chains the rails cannot sign for (no node or no key).
+   */
+  getTreasury(
+    environment: KeyEnvironment,
+    chain: ChainName,
+  ): { address: string; feePayers: string[] } | undefined
 }
 
 /** An NGN bank of GET /recipients/banks. */

@@ -8,8 +8,11 @@ import type { KeyEnvironment } from '../../http/app-env.js'
 import type { AddressPurpose, ChainFamily } from '../types.js'
 import { base58check } from './is-valid-chain-address.js'
 
-/** Where a deposit key sits in the master seed's tree: family, environment, purpose and index. */
-export type DerivationBranch = { family: ChainFamily; environment: KeyEnvironment; purpose: AddressPurpose }
+/** What a derived key is for: a deposit address, or the rails' own treasury and fee-payer keys. */
+export type KeyPurpose = AddressPurpose | 'treasury' | 'fee_payer'
+
+/** Where a key sits in the master seed's tree: family, environment, purpose and index. */
+export type DerivationBranch = { family: ChainFamily; environment: KeyEnvironment; purpose: KeyPurpose }
 
 /** A derived deposit key: its path, address and private key (32 bytes; ed25519 seed on Solana). */
 export type DepositKey = { path: string; address: string; privateKey: Uint8Array }
@@ -18,7 +21,13 @@ export type DepositKey = { path: string; address: string; privateKey: Uint8Array
 // address is used on one chain only). Bitcoin uses BIP-84 (native segwit) paths.
 const coinTypes: Record<ChainFamily, number> = { evm: 60, solana: 501, bitcoin: 0, tron: 195, dogecoin: 3 }
 const environmentAccounts: Record<KeyEnvironment, number> = { live: 0, test: 1 }
-const purposeBranches: Record<AddressPurpose, number> = { session: 0, deposit: 1, x402: 2 }
+const purposeBranches: Record<KeyPurpose, number> = {
+  session: 0,
+  deposit: 1,
+  x402: 2,
+  treasury: 8,
+  fee_payer: 9,
+}
 
 /** The counter key of a branch: indexes are allocated per (environment, coin type, purpose). */
 export function getBranchKey(branch: DerivationBranch): string {
