@@ -113,6 +113,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
     stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
+    await fundOperatingKeys(deps, devnet)
     await rails.start()
     stops.push(rails.stop)
     // Listen first (answering 503 meanwhile) so mounts can be built with the real base URL.
@@ -186,6 +187,30 @@ async function startChains(start: () => Promise<Devnet>): Promise<Devnet> {
 async function startDefaultDevnet(): Promise<Devnet> {
   const { startDevnet } = await import('@tollgate/devnet')
   return startDevnet()
+}
+
+// The devnet is fresh at every start: give the rails' treasury gas and tokens, and its fee payers gas.
+async function fundOperatingKeys(deps: Deps, devnet: Devnet): Promise<void> {
+  for (const entry of deps.rails.chains.list('test')) {
+    const network = devnet.networks[entry.network]
+    const treasury = deps.rails.crypto.getTreasury('test', entry.chain)
+    if (!network || !treasury) {
+      continue
+    }
+    const gas = 10n ** 21n
+    await devnet.fund({ network: entry.network, address: treasury.address, amount: gas })
+    for (const asset of Object.values(network.assets)) {
+      await devnet.fund({
+        network: entry.network,
+        address: treasury.address,
+        asset: asset.symbol,
+        amount: 10n ** BigInt(asset.decimals + 7),
+      })
+    }
+    for (const payer of treasury.feePayers) {
+      await devnet.fund({ network: entry.network, address: payer, amount: gas })
+    }
+  }
 }
 
 // The deposit addresses' master seed: 64 random bytes (hex) written once beside the data directory
