@@ -52,8 +52,11 @@ export type ChainRegistry = {
   /** The chain whose CAIP-2 id is `network`. */
   getByNetwork(environment: KeyEnvironment, network: string): ChainEntry | undefined
   findAsset(environment: KeyEnvironment, chain: ChainName, symbol: string): ChainAsset | undefined
-  /** Whether `address` is a well-formed address of `chain` (checksums checked; real libraries). */
-  isValidAddress(chain: ChainName, address: string): boolean
+  /**
+   * Whether `address` is a well-formed address of `chain` (checksums checked; real libraries). With an
+   * `environment`, Bitcoin and Dogecoin accept only its network (live = mainnet, test = testnet).
+   */
+  isValidAddress(chain: ChainName, address: string, environment?: KeyEnvironment): boolean
 }
 
 /** Who a deposit address belongs to: a payment session, a deposit account, or x402 income of a merchant. */
@@ -174,6 +177,14 @@ export type CryptoSender = {
   }): Promise<CryptoSend>
   get(idempotencyKey: string, environment: KeyEnvironment): Promise<CryptoSend | undefined>
   onSettled(handler: CryptoSendHandler): () => void
+  /**
+   * The treasury address of `chain` (where sends come from and sweeps go) and its fee payers, for
+   * funding and reconciliation; undefined on chains the rails cannot sign for (no node or no key).
+   */
+  getTreasury(
+    environment: KeyEnvironment,
+    chain: ChainName,
+  ): { address: string; feePayers: string[] } | undefined
 }
 
 /** An NGN bank of GET /recipients/banks. */

@@ -24,6 +24,7 @@ export function createReferenceData(devnet?: Pick<DevnetManifest, 'networks'>): 
       name: tokenNames[asset.symbol] ?? asset.symbol,
       address: asset.address,
       decimals: asset.decimals,
+      ...(asset.eip712 ? { eip712: asset.eip712 } : {}),
     }))
     return { ...info, tokens }
   })

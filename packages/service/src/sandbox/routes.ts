@@ -6,6 +6,7 @@ import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
+import { createCryptoPaymentRoutes } from './crypto-payment-routes.js'
 import { fundBalance, sandboxCurrencyScales } from './fund-sandbox-merchant.js'
 import { createSandboxFxRateRoutes } from './fx-rate-routes.js'
 import { createSandboxNgnTransferRoutes } from './ngn-transfer-routes.js'
@@ -66,6 +67,7 @@ export function createSandboxRoutes(deps: Deps) {
   app.route('/', createSandboxNgnTransferRoutes(deps))
   app.route('/', createSandboxProviderCallbackRoutes(deps))
   app.route('/', createSandboxFxRateRoutes(deps))
+  app.route('/', createCryptoPaymentRoutes(deps))
   return app.openapi(fundRoute, async (c) => {
     const { merchantId } = c.get('auth')
     const body = c.req.valid('json')

@@ -1,4 +1,5 @@
 import type { DevnetManifest } from '@tollgate/devnet'
+import { chainTable } from '../reference/chains.js'
 
 /** One asset of a manifest network (ARCHITECTURE.md "Local chains and the sandbox"). */
 export type SandboxAsset = {
@@ -17,6 +18,8 @@ export type SandboxManifest = {
   demoResourceUrl: string
   checkoutUrl: string
   networks: Record<string, { rpcUrl: string; assets: Record<string, SandboxAsset> }>
+  /** Spec chain name → CAIP-2 id of the devnet network that runs it (`base: "eip155:84532"`). */
+  chains: Record<string, string>
   wallets: { network: string; address: string; privateKey: string }[]
 }
 
@@ -48,6 +51,11 @@ export function createSandboxManifest(input: {
     demoResourceUrl: `${input.baseUrl}/demo/paid`,
     checkoutUrl: `${input.baseUrl}/checkout`,
     networks,
+    chains: Object.fromEntries(
+      chainTable
+        .filter((info) => info.networkId in input.devnet.networks)
+        .map((info) => [info.chain, info.networkId]),
+    ),
     wallets: input.devnet.wallets
       .filter((wallet) => wallet.role === 'payer')
       .map((wallet) => ({ network: wallet.network, address: wallet.address, privateKey: wallet.privateKey })),

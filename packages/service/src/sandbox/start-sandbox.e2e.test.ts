@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Devnet } from '@tollgate/devnet'
@@ -66,8 +66,15 @@ describe('startSandbox', () => {
       'demoResourceUrl',
       'checkoutUrl',
       'networks',
+      'chains',
       'wallets',
     ])
+    expect(manifest.chains).toEqual({ base: 'eip155:84532' })
+    const seedFile = join(dir, 'master-seed')
+    const seed = (await readFile(seedFile, 'utf8')).trim()
+    expect((await stat(seedFile)).mode & 0o777).toBe(0o600)
+    expect(seed).toMatch(/^[0-9a-f]{128}$/)
+    expect(JSON.stringify(manifest)).not.toContain(seed)
     expect(manifest.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/)
     expect(manifest.apiKey).toMatch(/^sk_test_[0-9a-f]{64}$/)
     expect(manifest.networks['eip155:84532']).toEqual({
@@ -102,6 +109,7 @@ describe('startSandbox', () => {
     })
     try {
       expect(again.manifest.apiKey).toBe(manifest.apiKey)
+      expect((await readFile(seedFile, 'utf8')).trim()).toBe(seed)
       const res2 = await fetch(`${again.manifest.apiUrl}/balance`, {
         headers: { 'x-api-key': manifest.apiKey },
       })

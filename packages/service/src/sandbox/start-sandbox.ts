@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { AppError } from '@tollgate/core'
@@ -66,6 +67,8 @@ export type StartSandboxOptions = {
   mounts?: (context: SandboxContext) => SandboxMount[] | Promise<SandboxMount[]>
   /** How often expired pending ledger transfers are voided (ms, default 5000). */
   expiryIntervalMs?: number
+  /** Chain watchers' poll interval (ms, default 250). */
+  watcherIntervalMs?: number
 }
 
 /** A running sandbox: its manifest (URLs, key, chains, wallets), the root app, and `stop()` for everything. */
@@ -107,11 +110,19 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       }),
     ])
     const base = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
+    const rails = createRails(base, {
+      masterSeed: await readOrCreateMasterSeed(join(dirname(dataDir), 'master-seed')),
+      networks: devnet.networks,
+      pollIntervalMs: options.watcherIntervalMs ?? 250,
+    })
     // The public base URL is known once the server listens; settings are completed below.
-    const deps: Deps = { ...base, rails: createRails(base), settings: createDefaultSettings() }
+    const deps: Deps = { ...base, rails, settings: createDefaultSettings() }
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
     stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
+    await fundOperatingKeys(deps, devnet)
+    await rails.start()
+    stops.push(rails.stop)
     // Listen first (answering 503 meanwhile) so mounts can be built with the real base URL.
     let handle: NodeFetch = () => new Response('starting', { status: 503 })
     const server = await listen((request, env) => handle(request, env), {
@@ -196,6 +207,51 @@ async function startChains(start: () => Promise<Devnet>): Promise<Devnet> {
 async function startDefaultDevnet(): Promise<Devnet> {
   const { startDevnet } = await import('@tollgate/devnet')
   return startDevnet()
+}
+
+// The devnet is fresh at every start: give the rails' treasury gas and tokens, and its fee payers gas.
+async function fundOperatingKeys(deps: Deps, devnet: Devnet): Promise<void> {
+  for (const entry of deps.rails.chains.list('test')) {
+    const network = devnet.networks[entry.network]
+    const treasury = deps.rails.crypto.getTreasury('test', entry.chain)
+    if (!network || !treasury) {
+      continue
+    }
+    const gas = 10n ** 21n
+    await devnet.fund({ network: entry.network, address: treasury.address, amount: gas })
+    for (const asset of Object.values(network.assets)) {
+      await devnet.fund({
+        network: entry.network,
+        address: treasury.address,
+        asset: asset.symbol,
+        amount: 10n ** BigInt(asset.decimals + 7),
+      })
+    }
+    for (const payer of treasury.feePayers) {
+      await devnet.fund({ network: entry.network, address: payer, amount: gas })
+    }
+  }
+}
+
+// The deposit addresses' master seed: 64 random bytes (hex) written once beside the data directory
+// with mode 0600, read on every later start; never logged, never in the manifest.
+async function readOrCreateMasterSeed(path: string): Promise<string> {
+  try {
+    const seed = (await readFile(path, 'utf8')).trim()
+    if (/^[0-9a-f]{128}$/.test(seed)) {
+      return seed
+    }
+    throw new AppError('internal_error', { message: `${path} does not hold a 64-byte hex master seed` })
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ENOENT') {
+      throw error
+    }
+  }
+  const seed = randomBytes(64).toString('hex')
+  await mkdir(dirname(path), { recursive: true })
+  // 'wx': never overwrite a seed another process wrote meanwhile (addresses would become unrecoverable).
+  await writeFile(path, `${seed}\n`, { mode: 0o600, flag: 'wx' })
+  return seed
 }
 
 async function readPreviousKey(manifestPath: string): Promise<string | undefined> {

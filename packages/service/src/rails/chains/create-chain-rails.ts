@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto'
+import { hexToBytes } from 'viem'
+import type { Deps } from '../../deps.js'
+import type { KeyEnvironment } from '../../http/app-env.js'
+import type { ChainName } from '../../reference/chains.js'
+import type { CryptoSender, Rails } from '../types.js'
+import { createChainRegistry, type RailsNetwork } from './create-chain-registry.js'
+import { createCryptoSender } from './create-crypto-sender.js'
+import { createDepositAddresses } from './create-deposit-addresses.js'
+import { createEvmTransferSender, type EvmTransferSender } from './create-evm-transfer-sender.js'
+import { createIncomingTransfers } from './create-incoming-transfers.js'
+import { createEvmWatcher } from './evm-watcher.js'
+import { createIncomingHub } from './incoming-store.js'
+import { createJsonRpc } from './json-rpc.js'
+import { createOperatingKeys } from './operating-keys.js'
+import { startWatchLoop, type WatchLoop } from './watch-loop.js'
+
+/** Options of {@link createChainRails} (the chain part of `RailsOptions`). */
+export type ChainRailsOptions = {
+  /** 64-byte master seed (hex) of deposit addresses; a random one per process when absent (tests only). */
+  masterSeed?: string
+  networks?: Record<string, RailsNetwork>
+  /** Confirmation counts replacing the reference table's (tests of the seen state). */
+  confirmations?: Partial<Record<KeyEnvironment, Partial<Record<ChainName, number>>>>
+  /** Watcher poll interval (ms; default 1000, the sandbox uses 250). */
+  pollIntervalMs?: number
+}
+
+/** The chain rails: registry, deposit addresses, incoming transfers, outbound crypto, and the watchers started by `start()`. */
+export type ChainRails = Pick<Rails, 'chains' | 'addresses' | 'incoming' | 'crypto' | 'start' | 'stop'>
+
+/**
+ * Builds the chain part of the rails (docs/rails.md "Chains"). Every network of `networks` gets a
+ * watcher on `start()`; without `networks` every chain is simulate-only and nothing polls.
+ */
+export function createChainRails(
+  deps: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
+  options: ChainRailsOptions = {},
+): ChainRails {
+  const seed = options.masterSeed ? hexToBytes(`0x${options.masterSeed.replace(/^0x/, '')}`) : randomBytes(64)
+  const chains = createChainRegistry({
+    ...(options.networks ? { networks: options.networks } : {}),
+    ...(options.confirmations ? { confirmations: options.confirmations } : {}),
+  })
+  const hub = createIncomingHub()
+  const addresses = createDepositAddresses(deps, { seed, chains })
+  const incoming = createIncomingTransfers(deps, { hub, chains, addresses })
+  const environmentOf = (network: string): KeyEnvironment =>
+    chains.getByNetwork('live', network) ? 'live' : 'test'
+  const operatingKeys = createOperatingKeys(seed)
+  const senders = new Map<string, EvmTransferSender>()
+  const evmSender = (network: string) => {
+    const rpcUrl = options.networks?.[network]?.rpcUrl
+    if (!rpcUrl || !network.startsWith('eip155:')) {
+      return undefined
+    }
+    let sender = senders.get(network)
+    if (!sender) {
+      const keys = operatingKeys.evm(environmentOf(network))
+      sender = createEvmTransferSender({
+        network,
+        chainId: Number(network.slice('eip155:'.length)),
+        rpcUrl,
+        treasury: keys.treasury,
+        feePayers: keys.feePayers,
+        pollingIntervalMs: options.pollIntervalMs ?? 1_000,
+      })
+      senders.set(network, sender)
+    }
+    return sender
+  }
+  const sender = createCryptoSender(deps, { chains, evm: evmSender })
+  const crypto: CryptoSender = {
+    send: sender.send,
+    get: sender.get,
+    onSettled: sender.onSettled,
+    getTreasury: (environment, chain) => {
+      const entry = chains.get(environment, chain)
+      if (entry?.family !== 'evm') {
+        return undefined
+      }
+      const keys = operatingKeys.evm(environment)
+      return { address: keys.treasury.address, feePayers: keys.feePayers.map((k) => k.address) }
+    },
+  }
+  let loops: WatchLoop[] = []
+  let started = false
+  return {
+    chains,
+    addresses,
+    incoming,
+    crypto,
+    start: async () => {
+      if (started) {
+        return
+      }
+      started = true
+      await sender.start()
+      for (const entry of chains.list('test').concat(chains.list('live'))) {
+        const network = options.networks?.[entry.network]
+        if (!network || entry.family !== 'evm') {
+          continue
+        }
+        const rpc = createJsonRpc(network.rpcUrl, { network: entry.network })
+        const watcher = createEvmWatcher(deps, { entry, rpc, hub })
+        loops.push(
+          startWatchLoop(watcher.poll, {
+            intervalMs: options.pollIntervalMs ?? 1_000,
+            logger: deps.logger,
+            name: entry.network,
+          }),
+        )
+      }
+    },
+    stop: async () => {
+      started = false
+      const running = loops
+      loops = []
+      await Promise.all(running.map((loop) => loop.stop()))
+      // Closing the relayers rejects their receipt waits, so the sender's stop returns at once.
+      for (const s of senders.values()) {
+        s.close()
+      }
+      senders.clear()
+      await sender.stop()
+    },
+  }
+}

@@ -1,0 +1,138 @@
+import { AppError } from '@tollgate/core'
+import { sql } from 'kysely'
+import { getAddress, isAddress } from 'viem'
+import type { Deps } from '../../deps.js'
+import type { ChainName } from '../../reference/chains.js'
+import type { ChainRegistry, Db, DepositAddress, DepositAddresses } from '../types.js'
+import { deriveDepositKey, getBranchKey } from './derive-deposit-key.js'
+
+type AddressRow = {
+  id: string
+  merchant_id: string
+  environment: 'test' | 'live'
+  chain: string
+  network: string
+  address: string
+  purpose: DepositAddress['purpose']
+  owner_id: string
+  created_at: Date
+}
+
+/** Maps a `deposit_addresses` row to a {@link DepositAddress}. */
+export function toDepositAddress(row: AddressRow): DepositAddress {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    chain: row.chain as ChainName,
+    network: row.network,
+    address: row.address,
+    purpose: row.purpose,
+    ownerId: row.owner_id,
+    createdAt: row.created_at,
+  }
+}
+
+/** The columns of {@link toDepositAddress}. */
+export const depositAddressColumns = [
+  'id',
+  'merchant_id',
+  'environment',
+  'chain',
+  'network',
+  'address',
+  'purpose',
+  'owner_id',
+  'created_at',
+] as const
+
+// The largest non-hardened BIP-32 index; past it a branch is exhausted (2^31 addresses).
+const maxIndex = 2 ** 31 - 1
+
+async function nextIndex(db: Db, branch: string): Promise<number> {
+  const row = await db
+    .insertInto('address_counters')
+    .values({ branch, next_index: 1n })
+    .onConflict((oc) => oc.column('branch').doUpdateSet({ next_index: sql`address_counters.next_index + 1` }))
+    .returning('next_index')
+    .executeTakeFirstOrThrow()
+  const index = Number(row.next_index) - 1
+  if (index > maxIndex) {
+    throw new AppError('internal_error', { message: `address branch ${branch} is exhausted` })
+  }
+  return index
+}
+
+/**
+ * Deposit addresses HD-derived from the master seed (docs/rails.md "Chains"): the index comes from a
+ * counter row in the caller's transaction, so a rolled-back allocation frees nothing it handed out
+ * and no address is ever given to two owners.
+ */
+export function createDepositAddresses(
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  options: { seed: Uint8Array; chains: ChainRegistry },
+): DepositAddresses {
+  const find = (db: Db, input: { purpose: string; ownerId: string; chain: string }) =>
+    db
+      .selectFrom('deposit_addresses')
+      .select(depositAddressColumns)
+      .where('purpose', '=', input.purpose as DepositAddress['purpose'])
+      .where('owner_id', '=', input.ownerId)
+      .where('chain', '=', input.chain)
+      .executeTakeFirst()
+  return {
+    allocate: async (db, input) => {
+      const existing = await find(db, input)
+      if (existing) {
+        return toDepositAddress(existing)
+      }
+      const entry = options.chains.get(input.environment, input.chain)
+      if (!entry) {
+        throw new AppError('unknown_asset', { context: { network: input.chain, asset: '' } })
+      }
+      const branch = { family: entry.family, environment: input.environment, purpose: input.purpose }
+      const key = deriveDepositKey(options.seed, branch, await nextIndex(db, getBranchKey(branch)))
+      const inserted = await db
+        .insertInto('deposit_addresses')
+        .values({
+          id: deps.ids.create('addr'),
+          merchant_id: input.merchantId,
+          environment: input.environment,
+          chain: input.chain,
+          network: entry.network,
+          address: key.address,
+          purpose: input.purpose,
+          owner_id: input.ownerId,
+          derivation_path: key.path,
+          created_at: deps.clock.now(),
+        })
+        .onConflict((oc) => oc.columns(['purpose', 'owner_id', 'chain']).doNothing())
+        .returning(depositAddressColumns)
+        .executeTakeFirst()
+      // A concurrent allocate for the same owner won; its address is the one.
+      const row = inserted ?? (await find(db, input))
+      if (!row) {
+        throw new AppError('internal_error', { message: 'deposit address allocation lost its row' })
+      }
+      return toDepositAddress(row)
+    },
+    find: async (db, input) => {
+      const entry = options.chains.get(input.environment, input.chain)
+      if (!entry) {
+        return undefined
+      }
+      // EVM addresses are stored checksummed; any casing of the same address finds them.
+      const evm = entry.family === 'evm'
+      if (evm && !isAddress(input.address, { strict: false })) {
+        return undefined
+      }
+      const row = await db
+        .selectFrom('deposit_addresses')
+        .select(depositAddressColumns)
+        .where('network', '=', entry.network)
+        .where('address', '=', evm ? getAddress(input.address) : input.address)
+        .executeTakeFirst()
+      return row ? toDepositAddress(row) : undefined
+    },
+  }
+}

@@ -1,0 +1,134 @@
+import { createRelayer, eip3009Abi, type Relayer, transferWithAuthorizationTypes } from '@tollgate/evm'
+import {
+  type Address,
+  createPublicClient,
+  encodeFunctionData,
+  erc20Abi,
+  type Hash,
+  http,
+  keccak256,
+  type LocalAccount,
+  parseSignature,
+  toHex,
+} from 'viem'
+import type { ChainAsset } from '../types.js'
+
+/** One outbound transfer to broadcast: our send id (the EIP-3009 nonce's seed), asset, recipient, atomic amount. */
+export type EvmTransfer = { id: string; asset: ChainAsset; to: string; amount: bigint }
+
+/** Broadcasts treasury transfers on one EVM network and waits for their receipts. */
+export type EvmTransferSender = {
+  treasury: Address
+  feePayers: Address[]
+  broadcast(transfer: EvmTransfer, onBroadcast: (hash: Hash) => Promise<void>): Promise<Hash>
+  waitForReceipt(hash: Hash, timeoutMs: number): Promise<{ hash: Hash; success: boolean }>
+  close(): void
+}
+
+// An authorization outlives any sane stuck-transaction replacement, but not forever.
+const authorizationLifetimeSeconds = 24n * 3600n
+
+/**
+ * Creates the sender of one EVM network (docs/rails.md "Chains"): USDC-like tokens (EIP-3009) move by
+ * an authorization the treasury signs, submitted and paid for by the fee-payer pool through
+ * @tollgate/evm's relayer (its nonce is derived from our send id, so a re-broadcast can never pay
+ * twice); native coins and other tokens are sent by the treasury itself through a one-key relayer.
+ */
+export function createEvmTransferSender(options: {
+  network: string
+  chainId: number
+  rpcUrl: string
+  treasury: LocalAccount
+  feePayers: LocalAccount[]
+  pollingIntervalMs?: number
+  now?: () => number
+}): EvmTransferSender {
+  const client = createPublicClient({
+    transport: http(options.rpcUrl),
+    pollingInterval: options.pollingIntervalMs ?? 500,
+  })
+  const relayerOptions = {
+    network: options.network,
+    client,
+    pollingIntervalMs: options.pollingIntervalMs ?? 500,
+  }
+  const pool: Relayer = createRelayer({ ...relayerOptions, accounts: options.feePayers })
+  const own: Relayer = createRelayer({ ...relayerOptions, accounts: [options.treasury] })
+  const now = options.now ?? Date.now
+  const relayerOf = new Map<Hash, Relayer>()
+
+  const authorize = async (transfer: EvmTransfer) => {
+    const token = transfer.asset.address as Address
+    const eip712 = transfer.asset.eip712
+    if (!eip712) {
+      throw new TypeError('authorize needs an EIP-3009 token')
+    }
+    const message = {
+      from: options.treasury.address,
+      to: transfer.to as Address,
+      value: transfer.amount,
+      validAfter: 0n,
+      validBefore: BigInt(Math.floor(now() / 1000)) + authorizationLifetimeSeconds,
+      nonce: keccak256(toHex(`tollgate:crypto-send:${transfer.id}`)),
+    }
+    const signature = await options.treasury.signTypedData({
+      domain: { ...eip712, chainId: options.chainId, verifyingContract: token },
+      types: transferWithAuthorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      message,
+    })
+    const { r, s, v, yParity } = parseSignature(signature)
+    return encodeFunctionData({
+      abi: eip3009Abi,
+      functionName: 'transferWithAuthorization',
+      args: [
+        message.from,
+        message.to,
+        message.value,
+        message.validAfter,
+        message.validBefore,
+        message.nonce,
+        Number(v ?? 27n + BigInt(yParity)),
+        r,
+        s,
+      ],
+    })
+  }
+
+  return {
+    treasury: options.treasury.address,
+    feePayers: options.feePayers.map((a) => a.address),
+    broadcast: async (transfer, onBroadcast) => {
+      const { asset } = transfer
+      let relayer = own
+      let request: { to: Address; data: `0x${string}`; value?: bigint }
+      if (asset.kind === 'native') {
+        request = { to: transfer.to as Address, data: '0x', value: transfer.amount }
+      } else if (asset.eip712) {
+        relayer = pool
+        request = { to: asset.address as Address, data: await authorize(transfer) }
+      } else {
+        request = {
+          to: asset.address as Address,
+          data: encodeFunctionData({
+            abi: erc20Abi,
+            functionName: 'transfer',
+            args: [transfer.to as Address, transfer.amount],
+          }),
+        }
+      }
+      const sent = await relayer.send(request, { onBroadcast })
+      relayerOf.set(sent.hash, relayer)
+      return sent.hash
+    },
+    waitForReceipt: async (hash, timeoutMs) => {
+      const receipt = await (relayerOf.get(hash) ?? pool).waitForReceipt(hash, { timeoutMs })
+      relayerOf.delete(hash)
+      return { hash: receipt.transactionHash, success: receipt.status === 'success' }
+    },
+    close: () => {
+      pool.close()
+      own.close()
+    },
+  }
+}

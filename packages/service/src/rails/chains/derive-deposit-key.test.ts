@@ -1,0 +1,48 @@
+import { mnemonicToSeedSync } from '@scure/bip39'
+import { describe, expect, test } from 'vitest'
+import type { ChainFamily } from '../types.js'
+import { deriveDepositKey, getBranchKey, getDerivationPath } from './derive-deposit-key.js'
+import { isValidChainAddress } from './is-valid-chain-address.js'
+
+// Anvil's public test mnemonic: m/44'/60'/0'/0/0 is its well-known first account.
+const seed = mnemonicToSeedSync('test test test test test test test test test test test junk')
+const families: ChainFamily[] = ['evm', 'solana', 'bitcoin', 'tron', 'dogecoin']
+
+describe('deriveDepositKey', () => {
+  test('default: the live session branch of EVM is BIP-44 account 0 (anvil account 0 at index 0)', () => {
+    const key = deriveDepositKey(seed, { family: 'evm', environment: 'live', purpose: 'session' }, 0)
+    expect(key.path).toBe("m/44'/60'/0'/0/0")
+    expect(key.address).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
+  })
+  for (const family of families) {
+    test(`${family}: addresses are valid for their environment, distinct per index, purpose and environment`, () => {
+      const seenAddresses = new Set<string>()
+      for (const environment of ['live', 'test'] as const) {
+        for (const purpose of ['session', 'deposit', 'x402'] as const) {
+          for (const index of [0, 1, 2]) {
+            const key = deriveDepositKey(seed, { family, environment, purpose }, index)
+            expect([key.address, isValidChainAddress(family, key.address, environment)]).toEqual([
+              key.address,
+              true,
+            ])
+            seenAddresses.add(key.address)
+          }
+        }
+      }
+      expect(seenAddresses.size).toBe(18)
+    })
+  }
+  test('behavior: the same seed, branch and index give the same address (recoverable)', () => {
+    const branch = { family: 'solana', environment: 'test', purpose: 'deposit' } as const
+    expect(deriveDepositKey(seed, branch, 7).address).toBe(deriveDepositKey(seed, branch, 7).address)
+    expect(getDerivationPath(branch, 7)).toBe("m/44'/501'/1'/1'/7'")
+    expect(getBranchKey(branch)).toBe('test:501:deposit')
+  })
+  test('behavior: bitcoin uses native segwit (BIP-84) and the testnet prefix in the sandbox', () => {
+    const live = deriveDepositKey(seed, { family: 'bitcoin', environment: 'live', purpose: 'session' }, 0)
+    const sandbox = deriveDepositKey(seed, { family: 'bitcoin', environment: 'test', purpose: 'session' }, 0)
+    expect(live.path).toBe("m/84'/0'/0'/0/0")
+    expect(live.address.startsWith('bc1q')).toBe(true)
+    expect(sandbox.address.startsWith('tb1q')).toBe(true)
+  })
+})

@@ -1,0 +1,91 @@
+import { bech32 } from '@scure/base'
+import { HDKey } from '@scure/bip32'
+import { getAddressDecoder } from '@solana/kit'
+import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
+import { bytesToHex, type Hex, hexToBytes, ripemd160, sha256 } from 'viem'
+import { privateKeyToAddress } from 'viem/accounts'
+import type { KeyEnvironment } from '../../http/app-env.js'
+import type { AddressPurpose, ChainFamily } from '../types.js'
+import { base58check } from './is-valid-chain-address.js'
+
+/** What a derived key is for: a deposit address, or the rails' own treasury and fee-payer keys. */
+export type KeyPurpose = AddressPurpose | 'treasury' | 'fee_payer'
+
+/** Where a key sits in the master seed's tree: family, environment, purpose and index. */
+export type DerivationBranch = { family: ChainFamily; environment: KeyEnvironment; purpose: KeyPurpose }
+
+/** A derived deposit key: its path, address and private key (32 bytes; ed25519 seed on Solana). */
+export type DepositKey = { path: string; address: string; privateKey: Uint8Array }
+
+// SLIP-44 coin types; EVM chains share 60 (an index is allocated once across all of them, so an EVM
+// address is used on one chain only). Bitcoin uses BIP-84 (native segwit) paths.
+const coinTypes: Record<ChainFamily, number> = { evm: 60, solana: 501, bitcoin: 0, tron: 195, dogecoin: 3 }
+const environmentAccounts: Record<KeyEnvironment, number> = { live: 0, test: 1 }
+const purposeBranches: Record<KeyPurpose, number> = {
+  session: 0,
+  deposit: 1,
+  x402: 2,
+  treasury: 8,
+  fee_payer: 9,
+}
+
+/** The counter key of a branch: indexes are allocated per (environment, coin type, purpose). */
+export function getBranchKey(branch: DerivationBranch): string {
+  return `${branch.environment}:${coinTypes[branch.family]}:${branch.purpose}`
+}
+
+/**
+ * The derivation path of `index` in `branch`: `m/44'/coin'/env'/purpose/index` (BIP-84's `m/84'/…`
+ * for Bitcoin; every level hardened on Solana, as SLIP-0010 ed25519 requires).
+ */
+export function getDerivationPath(branch: DerivationBranch, index: number): string {
+  const account = environmentAccounts[branch.environment]
+  const purpose = purposeBranches[branch.purpose]
+  if (branch.family === 'solana') {
+    return `m/44'/501'/${account}'/${purpose}'/${index}'`
+  }
+  const root = branch.family === 'bitcoin' ? 84 : 44
+  return `m/${root}'/${coinTypes[branch.family]}'/${account}'/${purpose}/${index}`
+}
+
+const hash160 = (bytes: Uint8Array) => ripemd160(sha256(bytes, 'bytes'), 'bytes')
+
+function toAddress(family: ChainFamily, environment: KeyEnvironment, key: HDKey): string {
+  const privateKey = key.privateKey
+  const publicKey = key.publicKey
+  if (!privateKey || !publicKey) {
+    throw new TypeError('derived key has no private key')
+  }
+  switch (family) {
+    case 'evm':
+      return privateKeyToAddress(bytesToHex(privateKey))
+    case 'tron':
+      // Tron: the EVM address bytes behind version byte 0x41, base58check.
+      return base58check.encode(
+        new Uint8Array([0x41, ...hexToBytes(privateKeyToAddress(bytesToHex(privateKey)))]),
+      )
+    case 'bitcoin':
+      return bech32.encode(environment === 'live' ? 'bc' : 'tb', [0, ...bech32.toWords(hash160(publicKey))])
+    case 'dogecoin':
+      return base58check.encode(new Uint8Array([environment === 'live' ? 0x1e : 0x71, ...hash160(publicKey)]))
+    case 'solana':
+      throw new TypeError('solana keys are ed25519')
+  }
+}
+
+/** Derives the deposit key of `index` in `branch` from the 64-byte master seed. */
+export function deriveDepositKey(seed: Uint8Array, branch: DerivationBranch, index: number): DepositKey {
+  const path = getDerivationPath(branch, index)
+  if (branch.family === 'solana') {
+    const key = Slip10Key.fromMasterSeed(seed).derive(path)
+    return { path, address: getAddressDecoder().decode(key.publicKeyRaw), privateKey: key.privateKey }
+  }
+  const key = HDKey.fromMasterSeed(seed).derive(path)
+  const address = toAddress(branch.family, branch.environment, key)
+  return { path, address, privateKey: key.privateKey ?? new Uint8Array() }
+}
+
+/** The 0x-hex private key of an EVM (or Tron) deposit key, for viem accounts. */
+export function toHexKey(key: DepositKey): Hex {
+  return bytesToHex(key.privateKey)
+}

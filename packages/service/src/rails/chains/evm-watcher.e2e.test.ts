@@ -1,0 +1,206 @@
+import {
+  DEFAULT_EVM_NETWORKS,
+  type LocalDevnet,
+  startDevnet,
+  toViemChain,
+  usdcLikeAbi,
+} from '@tollgate/devnet'
+import { type Address, createPublicClient, createWalletClient, type Hash, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { describeEachDatabase } from '../../testing/each-database.js'
+import { createHarness, type Harness } from '../../testing/harness.js'
+import type { ChainEntry, DepositAddress, IncomingTransfer } from '../types.js'
+import { createChainRegistry } from './create-chain-registry.js'
+import { createDepositAddresses } from './create-deposit-addresses.js'
+import { createEvmWatcher, type EvmWatcherOptions } from './evm-watcher.js'
+import { createIncomingHub } from './incoming-store.js'
+import { createJsonRpc } from './json-rpc.js'
+
+const BASE = 'eip155:84532'
+let devnet: LocalDevnet
+
+beforeAll(async () => {
+  devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+  })
+})
+afterAll(async () => {
+  await devnet?.stop()
+})
+
+describeEachDatabase('createEvmWatcher on the devnet', (getDb) => {
+  let h: Harness
+  let entry: ChainEntry
+  const hub = createIncomingHub()
+  const delivered: IncomingTransfer[] = []
+  let addresses: ReturnType<typeof createDepositAddresses>
+  const watcher = (options: Partial<EvmWatcherOptions> = {}) => {
+    const network = devnet.networks[BASE]
+    if (!network) {
+      throw new Error('no base devnet')
+    }
+    return createEvmWatcher(h.deps, {
+      entry,
+      hub,
+      rpc: createJsonRpc(network.rpcUrl, { network: BASE }),
+      ...options,
+    })
+  }
+  const payer = () => {
+    const wallet = devnet.wallets.find((w) => w.network === BASE && w.role === 'payer')
+    const network = devnet.networks[BASE]
+    if (!wallet || !network) {
+      throw new Error('no payer')
+    }
+    const chain = toViemChain(network)
+    const account = privateKeyToAccount(wallet.privateKey as Hash)
+    const client = createWalletClient({ account, chain, transport: http() })
+    const reader = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
+    const usdc = network.assets.USDC?.address as Address
+    return {
+      payUsdc: async (to: string, amount: bigint) => {
+        const hash = await client.writeContract({
+          address: usdc,
+          abi: usdcLikeAbi,
+          functionName: 'transfer',
+          args: [to as Address, amount],
+        })
+        await reader.waitForTransactionReceipt({ hash })
+        return hash
+      },
+      payNative: async (to: string, value: bigint) => {
+        const hash = await client.sendTransaction({ to: to as Address, value })
+        await reader.waitForTransactionReceipt({ hash })
+        return hash
+      },
+    }
+  }
+  const allocate = (ownerId: string): Promise<DepositAddress> =>
+    addresses.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'base',
+      purpose: 'session',
+      ownerId,
+    })
+  const statusesOf = (txHash: string) => delivered.filter((t) => t.txHash === txHash).map((t) => t.status)
+
+  beforeAll(async () => {
+    h = await createHarness(getDb())
+    const chains = createChainRegistry({ networks: devnet.networks, confirmations: { test: { base: 3 } } })
+    const base = chains.get('test', 'base')
+    if (!base) {
+      throw new Error('no base entry')
+    }
+    entry = base
+    addresses = createDepositAddresses(h.deps, { seed: new Uint8Array(64).fill(3), chains })
+    hub.subscribe('session', async (_db, transfer) => {
+      delivered.push(transfer)
+    })
+    // First poll: the cursor starts at the head, nothing before it is scanned.
+    await watcher().poll()
+  })
+
+  test('default: an ERC-20 and a native transfer are seen, then confirmed at the chain count', async () => {
+    const address = await allocate('ses_evm_1')
+    const { payUsdc, payNative } = payer()
+    const tokenTx = await payUsdc(address.address, 1_234_567n)
+    const nativeTx = await payNative(address.address, 10n ** 15n)
+    const w = watcher()
+    expect(await w.poll()).toMatchObject({ recorded: 2, rewound: false })
+    expect(statusesOf(tokenTx)).toEqual(['seen'])
+    expect(delivered.find((t) => t.txHash === tokenTx)).toMatchObject({
+      asset: 'USDC',
+      amount: 1_234_567n,
+      decimals: 6,
+      confirmations: 2,
+      address: { id: address.id },
+    })
+    expect(delivered.find((t) => t.txHash === nativeTx)).toMatchObject({
+      asset: 'ETH',
+      amount: 10n ** 15n,
+      decimals: 18,
+      logIndex: 0,
+      confirmations: 1,
+    })
+    await devnet.evm?.mine({ network: BASE, blocks: 2 })
+    await w.poll()
+    expect(statusesOf(tokenTx)).toEqual(['seen', 'confirmed'])
+    expect(statusesOf(nativeTx)).toEqual(['seen', 'confirmed'])
+    // More polls change nothing.
+    await w.poll()
+    expect(delivered.filter((t) => t.txHash === tokenTx || t.txHash === nativeTx)).toHaveLength(4)
+  })
+
+  test('behavior: a reorg that drops a seen transfer reports it reverted', async () => {
+    const address = await allocate('ses_evm_reorg')
+    const w = watcher()
+    const tx = await payer().payUsdc(address.address, 5_000n)
+    await w.poll()
+    expect(statusesOf(tx)).toEqual(['seen'])
+    // Replace the block holding the transfer with an empty one, then grow past the old head.
+    await createJsonRpc(devnet.networks[BASE]?.rpcUrl ?? '', { network: BASE }).request('anvil_reorg', [
+      1,
+      [],
+    ])
+    await devnet.evm?.mine({ network: BASE, blocks: 1 })
+    const result = await w.poll()
+    expect(result.rewound).toBe(true)
+    expect(statusesOf(tx)).toEqual(['seen', 'reverted'])
+    await devnet.evm?.mine({ network: BASE, blocks: 3 })
+    await w.poll()
+    await w.poll()
+    expect(statusesOf(tx)).toEqual(['seen', 'reverted'])
+    const row = await h.deps.db
+      .selectFrom('incoming_transfers')
+      .select('status')
+      .where('tx_hash', '=', tx)
+      .executeTakeFirst()
+    expect(row?.status).toBe('reverted')
+  })
+
+  test('behavior: a watcher restarted mid-range (or behind its records) misses nothing and repeats nothing', async () => {
+    const address = await allocate('ses_evm_restart')
+    await watcher().poll()
+    const cursorBefore = await h.deps.db
+      .selectFrom('chain_cursors')
+      .select('block_number')
+      .where('network', '=', BASE)
+      .executeTakeFirstOrThrow()
+    const { payUsdc } = payer()
+    const hashes: string[] = []
+    for (let i = 1; i <= 5; i++) {
+      hashes.push(await payUsdc(address.address, BigInt(i)))
+    }
+    // The first instance scans two blocks and "crashes".
+    expect(await watcher({ maxBlocksPerPoll: 2 }).poll()).toMatchObject({ scanned: 2, recorded: 2 })
+    // The next one starts from the cursor; then the cursor is set back as if a crash had come before its write.
+    const second = watcher({ maxBlocksPerPoll: 2 })
+    while ((await second.poll()).scanned > 0) {
+      // scan until caught up
+    }
+    await h.deps.db
+      .updateTable('chain_cursors')
+      .set({ block_number: cursorBefore.block_number, block_hash: null })
+      .where('network', '=', BASE)
+      .execute()
+    const third = watcher()
+    expect(await third.poll()).toMatchObject({ found: 5, recorded: 0 })
+    const rows = await h.deps.db
+      .selectFrom('incoming_transfers')
+      .select(['tx_hash', 'amount'])
+      .where('address_id', '=', address.id)
+      .execute()
+    expect(rows.map((r) => r.amount).sort()).toEqual(['1', '2', '3', '4', '5'])
+    // Each status delivered once: the first three blocks reached 3 confirmations, the last two did not.
+    expect(hashes.map(statusesOf)).toEqual([
+      ['seen', 'confirmed'],
+      ['seen', 'confirmed'],
+      ['seen', 'confirmed'],
+      ['seen'],
+      ['seen'],
+    ])
+  })
+})

@@ -1,0 +1,33 @@
+import { type LocalAccount, privateKeyToAccount } from 'viem/accounts'
+import type { KeyEnvironment } from '../../http/app-env.js'
+import { deriveDepositKey, toHexKey } from './derive-deposit-key.js'
+
+/** How many fee-payer keys the EVM pool has per environment. */
+export const feePayerCount = 4
+
+/**
+ * The rails' own keys, derived from the master seed on branches of their own (treasury: purpose 8,
+ * fee payers: purpose 9; docs/rails.md "Chains"): one EVM treasury and a pool of fee payers per
+ * environment, the same address on every EVM chain. A production deployment would put these behind
+ * a KMS signer with the same `LocalAccount` shape.
+ */
+export function createOperatingKeys(seed: Uint8Array) {
+  const cache = new Map<KeyEnvironment, { treasury: LocalAccount; feePayers: LocalAccount[] }>()
+  return {
+    evm: (environment: KeyEnvironment) => {
+      let keys = cache.get(environment)
+      if (!keys) {
+        const account = (purpose: 'treasury' | 'fee_payer', index: number) =>
+          privateKeyToAccount(
+            toHexKey(deriveDepositKey(seed, { family: 'evm', environment, purpose }, index)),
+          )
+        keys = {
+          treasury: account('treasury', 0),
+          feePayers: Array.from({ length: feePayerCount }, (_, i) => account('fee_payer', i)),
+        }
+        cache.set(environment, keys)
+      }
+      return keys
+    },
+  }
+}
