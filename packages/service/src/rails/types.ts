@@ -319,19 +319,25 @@ export type FxRate = { from: FxCurrency; to: FxCurrency; rate: string; at: Date 
 export type FxRates = {
   getRate(from: FxCurrency, to: FxCurrency): Promise<FxRate>
   listRates(): Promise<FxRate[]>
+  /** Converts `amount` minor units at `fromScale` into minor units at `toScale` at `rate` (rounded down). */
+  convert(input: FxConversion): bigint
+}
+
+/** A conversion of {@link FxRates.convert} (see docs/rails-fiat.md "Converting and fees"). */
+export type FxConversion = {
+  /** Minor units of the source currency at `fromScale` decimals (not negative). */
+  amount: bigint
+  fromScale: number
+  toScale: number
+  /** Target units per source unit, a decimal string (`"1550.00000000"`). */
+  rate: string
   /**
-   * Converts `amount` minor units at `fromScale` into minor units at `toScale` at `rate` (rounded
-   * down). `inverse`: `rate` is quoted the other way (to → from) and the result is `amount ÷ rate`;
-   * `rounding: 'up'` where the house collects (a customer's crypto amount). See docs/rails-fiat.md.
+   * `rate` is quoted the other way (source units per target unit): the result is `amount ÷ rate`.
+   * Use it where the direct rate is too small for 8 places (NGN → BTC: divide by the BTC → NGN rate).
    */
-  convert(input: {
-    amount: bigint
-    fromScale: number
-    toScale: number
-    rate: string
-    inverse?: boolean
-    rounding?: 'down' | 'up'
-  }): bigint
+  inverse?: boolean
+  /** `down` (default): the house pays out, never more than the exact value; `up`: the house collects. */
+  rounding?: 'down' | 'up'
 }
 
 /** AML screening of a counterparty (`amlCheck`); the sandbox answer is steerable by address. */

@@ -32,6 +32,23 @@ describeEachDatabase('sandbox fiat and FX routes', (getDb) => {
       ).n,
     )
 
+  // Each body is a 400 validation_error whose details name `field`.
+  const expectValidationErrors = async (
+    send: (body: unknown) => Promise<Response>,
+    cases: [unknown, string][],
+  ) => {
+    for (const [body, field] of cases) {
+      const res = await send(body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      const error = (await json(res)).error
+      expect(error?.code).toBe('validation_error')
+      expect(
+        error?.details?.map((d) => d.field),
+        JSON.stringify(body),
+      ).toContain(field)
+    }
+  }
+
   describe('PUT /sandbox/fx-rates', () => {
     const put = (body: unknown, key?: string) =>
       h.request('/api/v1/sandbox/fx-rates', {
@@ -72,16 +89,7 @@ describeEachDatabase('sandbox fiat and FX routes', (getDb) => {
         [{ rates: [{ from: 'USD', to: 'NGN', rate: '1550', spreadBps: 5000 }] }, 'body.rates.0.spreadBps'],
         [{ rates: [{ from: 'USD', to: 'NGN', rate: '1550', spreadBps: 1.5 }] }, 'body.rates.0.spreadBps'],
       ]
-      for (const [body, field] of cases) {
-        const res = await put(body)
-        expect(res.status, JSON.stringify(body)).toBe(400)
-        const error = (await json(res)).error
-        expect(error?.code).toBe('validation_error')
-        expect(
-          error?.details?.map((d) => d.field),
-          JSON.stringify(body),
-        ).toContain(field)
-      }
+      await expectValidationErrors(put, cases)
       expect(await countRows('sandbox_fx_rates')).toBe(before)
       expect((await h.deps.rails.fx.getRate('USD', 'NGN')).rate).toBe('1542.25000000')
     })
@@ -159,16 +167,7 @@ describeEachDatabase('sandbox fiat and FX routes', (getDb) => {
         [{ amount: '5' }, 'body.accountNumber'],
         [{ accountNumber, amount: '5', payer: { accountNumber: 'abc' } }, 'body.payer.accountNumber'],
       ]
-      for (const [body, field] of cases) {
-        const res = await post(body)
-        expect(res.status, JSON.stringify(body)).toBe(400)
-        const error = (await json(res)).error
-        expect(error?.code).toBe('validation_error')
-        expect(
-          error?.details?.map((d) => d.field),
-          JSON.stringify(body),
-        ).toContain(field)
-      }
+      await expectValidationErrors(post, cases)
       const unknownBank = await post({ accountNumber, amount: '5', payer: { bankCode: '999' } })
       expect(unknownBank.status).toBe(400)
       expect(await unknownBank.json()).toMatchObject({

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import { fxCurrencies } from '../rails/fx/sandbox-fx-table.js'
+import { requireSandboxControls } from './require-sandbox-controls.js'
 
 const rateString = z
   .string()
@@ -71,10 +71,7 @@ export function createSandboxFxRateRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   return app.openapi(fxRatesRoute, async (c) => {
     const body = c.req.valid('json')
-    const controls = deps.rails.sandboxControls
-    if (!controls) {
-      throw new AppError('not_found', { message: 'These rails have no sandbox provider' })
-    }
+    const controls = requireSandboxControls(deps)
     const rates = await controls.setFxRates(
       body.rates.map((r) => ({
         from: r.from,

@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import { AppError, formatAtomicAmount, parseDecimalAmount } from '@tollgate/core'
+import { formatAtomicAmount, parseDecimalAmount } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import { ledgerCurrencies } from '../ledger/ledger-currencies.js'
 import { toAmountSchema } from './amount-schema.js'
+import { requireSandboxControls } from './require-sandbox-controls.js'
 
 const nuban = z.string().regex(/^\d{10}$/, 'must be a 10-digit account number')
 
@@ -78,10 +79,7 @@ export function createSandboxNgnTransferRoutes(deps: Deps) {
   return app.openapi(ngnTransferRoute, async (c) => {
     const { merchantId, environment } = c.get('auth')
     const body = c.req.valid('json')
-    const controls = deps.rails.sandboxControls
-    if (!controls) {
-      throw new AppError('not_found', { message: 'These rails have no sandbox provider' })
-    }
+    const controls = requireSandboxControls(deps)
     const scale = ledgerCurrencies.NGN
     const { transfer, accountNumber, delivered } = await controls.simulateInboundTransfer({
       accountNumber: body.accountNumber,

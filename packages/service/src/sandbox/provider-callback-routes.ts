@@ -1,9 +1,9 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
+import { requireSandboxControls } from './require-sandbox-controls.js'
 
 /** Body of POST /sandbox/provider-callbacks/{transferId}: the outcome the provider reports. */
 export const SandboxProviderCallbackBody = z
@@ -50,10 +50,7 @@ export function createSandboxProviderCallbackRoutes(deps: Deps) {
     const { merchantId } = c.get('auth')
     const { transferId } = c.req.valid('param')
     const body = c.req.valid('json')
-    const controls = deps.rails.sandboxControls
-    if (!controls) {
-      throw new AppError('not_found', { message: 'These rails have no sandbox provider' })
-    }
+    const controls = requireSandboxControls(deps)
     const transfer = await controls.completeFiatTransfer({
       id: transferId,
       outcome: body.outcome,

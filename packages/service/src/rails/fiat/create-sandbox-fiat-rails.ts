@@ -41,23 +41,18 @@ export function createSandboxFiatRails(
             }))
           : [],
       resolveAccount: async (input) => resolveSandboxBankAccount(input),
-      transfer: async ({ id, amount, currency, account, narration, merchantId }) => {
-        if (!/^\d{10}$/.test(account.accountNumber) || currency !== 'NGN') {
+      transfer: async (input) => {
+        const { account } = input
+        if (!/^\d{10}$/.test(account.accountNumber) || input.currency !== 'NGN') {
           throw new AppError('validation_error', {
             message: 'a bank transfer pays NGN to a 10-digit NUBAN',
             context: { param: 'account.accountNumber' },
           })
         }
-        return transfers.transfer('bank', {
-          id,
-          amount,
-          currency,
-          accountNumber: account.accountNumber,
-          accountName: account.accountName,
+        return transfers.transfer('bank', input, {
+          ...account,
           institutionCode: account.bankCode,
           institutionName: account.bankName,
-          narration,
-          ...(merchantId === undefined ? {} : { merchantId }),
         })
       },
       getTransfer: (id) => transfers.getTransfer('bank', id),
@@ -66,7 +61,8 @@ export function createSandboxFiatRails(
     mobileMoney: {
       listInstitutions: (currency) => mobileMoneyInstitutions.filter((i) => i.currency === currency),
       resolveAccount: async (input) => resolveMobileMoneyAccount(input),
-      transfer: async ({ id, amount, currency, account, narration, merchantId }) => {
+      transfer: async (input) => {
+        const { account, currency } = input
         const institution = mobileMoneyInstitutions.find((i) => i.code === account.institutionCode)
         if (!institution || institution.currency !== currency || account.currency !== currency) {
           throw new AppError('validation_error', {
@@ -74,17 +70,7 @@ export function createSandboxFiatRails(
             context: { param: 'account.institutionCode' },
           })
         }
-        return transfers.transfer('mobile_money', {
-          id,
-          amount,
-          currency,
-          accountNumber: account.accountNumber,
-          accountName: account.accountName,
-          institutionCode: account.institutionCode,
-          institutionName: account.institutionName,
-          narration,
-          ...(merchantId === undefined ? {} : { merchantId }),
-        })
+        return transfers.transfer('mobile_money', input, account)
       },
       getTransfer: (id) => transfers.getTransfer('mobile_money', id),
       onTransferUpdate: (handler) => transfers.subscribe('mobile_money', handler),

@@ -39,6 +39,15 @@ describeEachDatabase('sandbox fiat providers', (getDb) => {
   const nextId = () => `pay_test_${Date.now()}_${counter++}`
   const bankAccount = (accountNumber: string): Promise<BankAccountResolution> =>
     deps.rails.banks.resolveAccount({ accountNumber, bankCode: '058' })
+  const bankTransfer = async (id: string, accountNumber: string, amount = 100n) => ({
+    id,
+    amount,
+    currency: 'NGN' as const,
+    account: await bankAccount(accountNumber),
+    narration: 'x',
+  })
+  const payToBank = async (id: string, accountNumber: string) =>
+    deps.rails.banks.transfer(await bankTransfer(id, accountNumber))
   const callbackJobs = (transferId: string) =>
     deps.db
       .selectFrom('jobs')
@@ -98,13 +107,7 @@ describeEachDatabase('sandbox fiat providers', (getDb) => {
 
     test('behavior: an account ending 0000 fails at the callback with a reason', async () => {
       const id = nextId()
-      await deps.rails.banks.transfer({
-        id,
-        amount: 100n,
-        currency: 'NGN',
-        account: await bankAccount('0123450000'),
-        narration: 'x',
-      })
+      await payToBank(id, '0123450000')
       await runFiatCallbackJob(deps, { transferId: id })
       const [delivery] = deliveriesOf(bankUpdates, id)
       expect(delivery?.transfer).toMatchObject({
@@ -116,13 +119,7 @@ describeEachDatabase('sandbox fiat providers', (getDb) => {
 
     test('behavior: an account ending 1111 stays processing until the callback is fired, once', async () => {
       const id = nextId()
-      await deps.rails.banks.transfer({
-        id,
-        amount: 100n,
-        currency: 'NGN',
-        account: await bankAccount('0123451111'),
-        narration: 'x',
-      })
+      await payToBank(id, '0123451111')
       expect(await callbackJobs(id)).toEqual([])
       expect(await deps.rails.banks.getTransfer(id)).toMatchObject({ status: 'processing' })
       const controls = deps.rails.sandboxControls
@@ -144,13 +141,7 @@ describeEachDatabase('sandbox fiat providers', (getDb) => {
 
     test('behavior: an account ending 2222 times out, yet the provider has it: re-query and retry find one transfer', async () => {
       const id = nextId()
-      const input = {
-        id,
-        amount: 100n,
-        currency: 'NGN' as const,
-        account: await bankAccount('0123452222'),
-        narration: 'x',
-      }
+      const input = await bankTransfer(id, '0123452222')
       const error = await deps.rails.banks.transfer(input).catch((e: unknown) => e)
       expect(isAppError(error, 'provider_unavailable')).toBe(true)
       const requeried = await deps.rails.banks.getTransfer(id)
@@ -164,13 +155,7 @@ describeEachDatabase('sandbox fiat providers', (getDb) => {
 
     test('behavior: the same id is one transfer, also when sent concurrently; other details are rejected', async () => {
       const id = nextId()
-      const input = {
-        id,
-        amount: 2_500n,
-        currency: 'NGN' as const,
-        account: await bankAccount('0123456789'),
-        narration: 'x',
-      }
+      const input = await bankTransfer(id, '0123456789', 2_500n)
       const results = await Promise.all(Array.from({ length: 8 }, () => deps.rails.banks.transfer(input)))
       expect(new Set(results.map((r) => r.providerReference)).size).toBe(1)
       const rows = await deps.db
@@ -190,13 +175,7 @@ describeEachDatabase('sandbox fiat providers', (getDb) => {
 
     test('behavior: a subscriber that throws rolls the callback back; the retry delivers it', async () => {
       const id = nextId()
-      await deps.rails.banks.transfer({
-        id,
-        amount: 100n,
-        currency: 'NGN',
-        account: await bankAccount('0123456789'),
-        narration: 'x',
-      })
+      await payToBank(id, '0123456789')
       const unsubscribe = deps.rails.banks.onTransferUpdate(async () => {
         throw new Error('consumer down')
       })

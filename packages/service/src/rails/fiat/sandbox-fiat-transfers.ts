@@ -13,17 +13,21 @@ export const fiatCallbackJobKind = 'rails.fiat_callback'
 /** Which provider a sandbox transfer went through. */
 export type FiatRail = 'bank' | 'mobile_money'
 
-/** What the provider is asked to pay: our id (its idempotency key), amount and the resolved account. */
+/** What the provider is asked to pay: our id (its idempotency key), the amount and a narration. */
 export type SandboxTransferInput = {
   id: string
   amount: bigint
   currency: string
+  narration: string
+  merchantId?: string
+}
+
+/** Who is paid: the account (NUBAN or E.164 phone) at its bank or mobile-money institution. */
+export type SandboxPayee = {
   accountNumber: string
   accountName: string
   institutionCode: string
   institutionName: string
-  narration: string
-  merchantId?: string
 }
 
 /** Options of the sandbox fiat providers. */
@@ -48,7 +52,11 @@ export function createSandboxFiatTransfers(
   const subscribers: Record<FiatRail, Set<FiatTransferHandler>> = { bank: new Set(), mobile_money: new Set() }
   const delayMs = options.callbackDelayMs ?? 2000
 
-  const transfer = async (rail: FiatRail, input: SandboxTransferInput): Promise<FiatTransfer> => {
+  const transfer = async (
+    rail: FiatRail,
+    input: SandboxTransferInput,
+    payee: SandboxPayee,
+  ): Promise<FiatTransfer> => {
     if (input.id.length === 0 || input.id.length > 100) {
       throw new AppError('validation_error', {
         message: 'transfer id must have 1-100 characters',
@@ -61,7 +69,7 @@ export function createSandboxFiatTransfers(
         context: { param: 'amount' },
       })
     }
-    const outcome = sandboxOutcomeOf(input.accountNumber)
+    const outcome = sandboxOutcomeOf(payee.accountNumber)
     const now = deps.clock.now()
     const { row, created } = await inTransaction(deps.db, async (trx) => {
       const inserted = await trx
@@ -73,10 +81,10 @@ export function createSandboxFiatTransfers(
           merchant_id: input.merchantId ?? null,
           currency: input.currency,
           amount: input.amount,
-          account_number: input.accountNumber,
-          account_name: input.accountName,
-          institution_code: input.institutionCode,
-          institution_name: input.institutionName,
+          account_number: payee.accountNumber,
+          account_name: payee.accountName,
+          institution_code: payee.institutionCode,
+          institution_name: payee.institutionName,
           narration: input.narration,
           status: 'processing',
           planned_outcome: outcome === 'timeout' ? 'success' : outcome,
@@ -107,8 +115,8 @@ export function createSandboxFiatTransfers(
       row.rail !== rail ||
       BigInt(row.amount) !== input.amount ||
       row.currency !== input.currency ||
-      row.account_number !== input.accountNumber ||
-      row.institution_code !== input.institutionCode
+      row.account_number !== payee.accountNumber ||
+      row.institution_code !== payee.institutionCode
     ) {
       throw new AppError('idempotency_key_reused', {
         message: `transfer ${input.id} already exists with other details`,
