@@ -21,13 +21,13 @@ import {
   createIdGenerator,
   createLogger,
   createMerchant,
+  createRails,
   createRateLimiter,
   openDatabase,
   systemClock,
 } from '@tollgate/service'
 import { Agent } from 'undici'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { createBaseOnlyRails } from '../packages/service/src/testing/base-only-rails.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -65,7 +65,11 @@ async function main() {
         ids: createIdGenerator(),
         logger: createLogger({ level: 'silent' }),
       }
-      const deps = { ...base, rails: createBaseOnlyRails(base, devnet), settings: createDefaultSettings() }
+      const deps = {
+        ...base,
+        rails: createRails(base, { networks: devnet.networks }),
+        settings: createDefaultSettings(),
+      }
       const merchant = await createMerchant(deps, { name: 'Bench merchant' })
       const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
       const service = await listen(

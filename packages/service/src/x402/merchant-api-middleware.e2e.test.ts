@@ -12,7 +12,7 @@ import { createPublicClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
-import { createBaseOnlyRails } from '../testing/base-only-rails.js'
+import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 
@@ -50,7 +50,10 @@ describeEachDatabase('merchant API x402 mode of the middleware', (getDb) => {
     (await h.deps.db.selectFrom('x402_transactions').select('id').execute()).length
 
   beforeAll(async () => {
-    h = await createHarness(getDb(), { facilitator, rails: (base) => createBaseOnlyRails(base, devnet) })
+    h = await createHarness(getDb(), {
+      facilitator,
+      rails: (base) => createRails(base, { networks: devnet.networks }),
+    })
     const x402 = await createMerchantApiX402({
       apiUrl: 'http://merchant-api.test/api/v1',
       apiKey: h.a.testKey,
