@@ -11,11 +11,12 @@ import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import type { Asset, PaymentRequirements } from '@tollgate/core'
-import { createEip3009Client, createEip3009Server } from '@tollgate/evm'
+import type { Asset } from '@tollgate/core'
+import { createEip3009Server } from '@tollgate/evm'
 import { Pool } from 'undici'
 import { createWalletClient, erc20Abi, type Hex, http, publicActions } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round } from './lib/stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -76,7 +77,7 @@ async function main() {
       results[setName] = {}
       for (let r = 0; r < ROUNDS; r++) {
         for (const [name, url] of Object.entries(targets)) {
-          const bodies = await signPayloads(payers, requirements, PAYLOADS)
+          const bodies = await signEip3009Bodies(payers, requirements, PAYLOADS)
           const perSecond = await blast(`${url}/verify`, bodies)
           const runs = results[setName] as Record<string, number[]>
           runs[name] = [...(runs[name] ?? []), perSecond]
@@ -188,28 +189,6 @@ async function fundPayers(
     await wallet.waitForTransactionReceipt({ hash, pollingInterval: 20 })
   }
   return payers
-}
-
-async function signPayloads(
-  payers: PrivateKeyAccount[],
-  requirements: PaymentRequirements,
-  count: number,
-): Promise<string[]> {
-  const clients = payers.map((account) => createEip3009Client({ account }))
-  return Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const payload = await (clients[i % clients.length] as (typeof clients)[number]).createPayload(
-        requirements,
-      )
-      const paymentPayload = {
-        x402Version: 2,
-        resource: { url: 'https://bench.example/' },
-        accepted: requirements,
-        payload,
-      }
-      return JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements: requirements })
-    }),
-  )
 }
 
 // Closed loop over CONNECTIONS keep-alive connections; every answer must be a valid verification.

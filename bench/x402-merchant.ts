@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import type { PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
-import { createEip3009Client } from '@tollgate/evm'
 import { createFacilitatorApp, createMemorySettlementStore } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
 import {
@@ -28,6 +27,7 @@ import {
 } from '@tollgate/service'
 import { Agent } from 'undici'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -84,7 +84,7 @@ async function main() {
           ['facilitator', `${bare.url}/settle`, {}],
           ['merchant-api', `${service.url}/api/v1/x402/settle`, { 'x-api-key': key }],
         ] as const) {
-          const bodies = await signAll(payers, requirements, OPS[concurrency] ?? 16)
+          const bodies = await signEip3009Bodies(payers, requirements, OPS[concurrency] ?? 16)
           let failures = 0
           const run = await runClosedLoop(bodies, concurrency, async (body) => {
             const res = await fetch(url, {
@@ -154,28 +154,6 @@ async function getRequirements(serviceUrl: string, key: string): Promise<Payment
     throw new Error('no requirements')
   }
   return first
-}
-
-async function signAll(
-  payers: ReturnType<typeof privateKeyToAccount>[],
-  requirements: PaymentRequirements,
-  count: number,
-) {
-  const clients = payers.map((account) => createEip3009Client({ account }))
-  return Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const payload = await (clients[i % clients.length] as (typeof clients)[number]).createPayload(
-        requirements,
-      )
-      const paymentPayload = {
-        x402Version: 2,
-        resource: { url: 'https://bench.example/' },
-        accepted: requirements,
-        payload,
-      }
-      return JSON.stringify({ x402Version: 2, paymentPayload, paymentRequirements: requirements })
-    }),
-  )
 }
 
 async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {

@@ -1,8 +1,7 @@
 import { getPaymentReceipt, wrapFetch } from '@tollgate/agent'
 import { createAssetRegistry } from '@tollgate/core'
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, toViemChain } from '@tollgate/devnet'
-import { createMemorySettlementStore, type Facilitator } from '@tollgate/facilitator'
-import { createDevnetFacilitator, getDevnetAssets } from '@tollgate/facilitator/devnet'
+import { toViemChain } from '@tollgate/devnet'
+import { getDevnetAssets } from '@tollgate/facilitator/devnet'
 import { createMerchantApiX402, paymentRequired } from '@tollgate/middleware'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmClient } from '@x402/evm/exact/client'
@@ -13,27 +12,22 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
 import { createRails } from '../rails/create-rails.js'
+import { type BaseDevnetFacilitator, startBaseDevnetFacilitator } from '../testing/base-devnet-facilitator.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 
 // The spec's 402 flow end to end: a merchant's hono app charges through the merchant API
 // (createMerchantApiX402), and our agent, the official @x402/fetch (v2) and the legacy x402-fetch
 // (v1) pay it on a Base Sepolia devnet; the income lands in the merchant's Tollgate balance.
-let devnet: LocalDevnet
-let facilitator: Facilitator
-let close: () => void
+let fixture: BaseDevnetFacilitator
+let devnet: BaseDevnetFacilitator['devnet']
+let facilitator: BaseDevnetFacilitator['facilitator']
 beforeAll(async () => {
-  devnet = await startDevnet({
-    solana: false,
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === 'eip155:84532') },
-  })
-  const created = await createDevnetFacilitator(devnet, { store: createMemorySettlementStore() })
-  facilitator = created.facilitator
-  close = created.close
+  fixture = await startBaseDevnetFacilitator()
+  ;({ devnet, facilitator } = fixture)
 })
 afterAll(async () => {
-  close?.()
-  await devnet?.stop()
+  await fixture?.stop()
 })
 
 describeEachDatabase('merchant API x402 mode of the middleware', (getDb) => {

@@ -1,31 +1,24 @@
 import type { PaymentRequirements } from '@tollgate/core'
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
+import { usdcLikeAbi } from '@tollgate/devnet'
 import { createEip3009Client } from '@tollgate/evm'
-import { createMemorySettlementStore, type Facilitator } from '@tollgate/facilitator'
-import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
 import { createPublicClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createRails } from '../rails/create-rails.js'
+import { type BaseDevnetFacilitator, startBaseDevnetFacilitator } from '../testing/base-devnet-facilitator.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 
 // The merchant API's x402 routes on a real Base Sepolia devnet with our facilitator in process.
-let devnet: LocalDevnet
-let facilitator: Facilitator
-let close: () => void
+let fixture: BaseDevnetFacilitator
+let devnet: BaseDevnetFacilitator['devnet']
+let facilitator: BaseDevnetFacilitator['facilitator']
 beforeAll(async () => {
-  devnet = await startDevnet({
-    solana: false,
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === 'eip155:84532') },
-  })
-  const created = await createDevnetFacilitator(devnet, { store: createMemorySettlementStore() })
-  facilitator = created.facilitator
-  close = created.close
+  fixture = await startBaseDevnetFacilitator()
+  ;({ devnet, facilitator } = fixture)
 })
 afterAll(async () => {
-  close?.()
-  await devnet?.stop()
+  await fixture?.stop()
 })
 
 type Envelope<T> = { success: boolean; data: T; error?: { code: string } }
