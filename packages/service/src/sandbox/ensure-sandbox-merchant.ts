@@ -3,6 +3,7 @@ import { createApiKey } from '../auth/create-api-key.js'
 import type { Deps } from '../deps.js'
 import { createMerchant } from '../merchants/create-merchant.js'
 import { listMerchants } from '../merchants/list-merchants.js'
+import { verifyMerchant } from '../merchants/verify-merchant.js'
 
 /** Name of the merchant the sandbox creates at first start and reuses afterwards. */
 export const sandboxMerchantName = 'Sandbox merchant'
@@ -11,6 +12,7 @@ export const sandboxMerchantName = 'Sandbox merchant'
 export type SandboxMerchant = { merchantId: string; apiKey: string; created: boolean }
 
 /**
+ * The sandbox merchant is a verified business (cross-border payouts work out of the box).
  * Reuses the key of the previous manifest when it still authenticates as a test key; otherwise
  * reuses the sandbox merchant with a new key, or creates both.
  */
@@ -21,11 +23,13 @@ export async function ensureSandboxMerchant(
   if (input.previousKey) {
     const auth = await authenticateApiKey(deps, input.previousKey)
     if (auth?.environment === 'test') {
+      await verifyMerchant(deps, { merchantId: auth.merchantId })
       return { merchantId: auth.merchantId, apiKey: input.previousKey, created: false }
     }
   }
   const [existing] = await listMerchants(deps, { name: sandboxMerchantName })
   const merchant = existing ?? (await createMerchant(deps, { name: sandboxMerchantName }))
+  await verifyMerchant(deps, { merchantId: merchant.id })
   const key = await createApiKey(deps, { merchantId: merchant.id, environment: 'test', label: 'sandbox' })
   return { merchantId: merchant.id, apiKey: key.key, created: existing === undefined }
 }

@@ -95,6 +95,13 @@ describe('startSandbox', () => {
     const body = (await res.json()) as { data: { currency: string; available: string }[] }
     const byCurrency = Object.fromEntries(body.data.map((b) => [b.currency, b.available]))
     expect(byCurrency).toEqual({ NGN: '1000000.00', USDC: '10000.000000', USDT: '10000.000000' })
+    // A verified business, so cross-border payouts work in the sandbox.
+    const merchant = await sandbox.deps.db
+      .selectFrom('merchants')
+      .select('verified')
+      .where('id', '=', sandbox.merchantId)
+      .executeTakeFirstOrThrow()
+    expect(merchant.verified).toBe(true)
 
     await sandbox.stop()
     expect(devnet.stopped).toBe(1)
