@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
-import { createIdGenerator, systemClock } from '../deps.js'
-import { createLogger } from '../http/create-logger.js'
+import { systemClock } from '../deps.js'
 import type { ServiceSettings } from '../settings.js'
 import { createFakePayoutRails, type FakePayoutRails } from './fake-payout-rails.js'
 import { createHarness, type Harness } from './harness.js'
@@ -16,13 +15,17 @@ export async function createPayoutHarness(
 ): Promise<PayoutHarness> {
   const clock = { offsetMs: 0 }
   const movable = { now: () => new Date(systemClock.now().getTime() + clock.offsetMs) }
-  const rails = createFakePayoutRails({
-    db,
-    clock: movable,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
+  let rails: FakePayoutRails | undefined
+  const h = await createHarness(db, {
+    rails: (base) => {
+      rails = createFakePayoutRails({ ...base, clock: movable })
+      return rails
+    },
+    settings,
   })
-  const h = await createHarness(db, { rails, settings })
+  if (!rails) {
+    throw new Error('the harness did not build its rails')
+  }
   h.deps.clock = movable
   return { ...h, rails, clock }
 }
