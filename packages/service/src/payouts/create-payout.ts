@@ -157,6 +157,15 @@ export async function createPayout(
     if (plan.quoteId !== null) {
       await claimQuote(trx, input, plan.quoteId, id, now)
     }
+    // Backstop: if this process stops before handing the payout to its provider, the job does it.
+    await enqueueJob(trx, deps, {
+      kind: reconcilePayoutJob,
+      payload: { payoutId: id, attempt: 0 },
+      runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
+      key: `${id}:0`,
+    })
+    // The merchant's daily-usage row and ledger account are the contended rows: locked last, so
+    // they are held for as short a time as possible before the commit.
     await reserveDailyUsage(trx, input, { day, amount: plan.usdEquivalent, limit: dailyLimit })
     const ledger = await createPendingTransfer(
       { db: trx, ids: deps.ids, clock: deps.clock },
@@ -176,13 +185,6 @@ export async function createPayout(
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow()
-    // Backstop: if this process stops before handing the payout to its provider, the job does it.
-    await enqueueJob(trx, deps, {
-      kind: reconcilePayoutJob,
-      payload: { payoutId: id, attempt: 0 },
-      runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
-      key: `${id}:0`,
-    })
     return { payout }
   })
   if ('existing' in outcome) {
