@@ -4,8 +4,8 @@
 //    skipped when neither is set) and, for comparison, on PGlite. Every request is a new payout
 //    (reserve, rail call, post), and afterwards: every payout final, no negative balance,
 //    checkLedgerInvariants() empty, or the benchmark fails.
-// The bank rail is the sandbox's when it is built, else the in-test provider the payout tests use
-// (recorded as `bankRail` in the results).
+// The bank rail is the sandbox provider (its answers are local database writes); its callbacks are
+// fired after the measurement, and every payout must then be final.
 // BENCH_DURATION (seconds per measurement, default 10), BENCH_CONNECTIONS (default 32).
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -27,18 +27,18 @@ import {
   fundBalance,
   type OpenedDatabase,
   openDatabase,
-  type Rails,
+  sandboxPayoutAccounts,
+  sandboxPayoutHolder,
   setPayoutDailyLimit,
   systemClock,
 } from '@tollgate/service'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { createFakePayoutRails } from '../packages/service/src/testing/fake-payout-rails.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
-const accountNumber = '0123456789'
+const accountNumber = sandboxPayoutAccounts.success
 
 type Engine = 'pglite' | 'postgres'
 
@@ -66,19 +66,6 @@ async function openBenchDatabase(engine: Engine): Promise<OpenedDatabase> {
   }
 }
 
-// The sandbox bank rail when it is built (it names account holders itself), else the in-test one.
-async function createBenchRails(base: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>, merchantName: string) {
-  const sandbox = createRails(base)
-  try {
-    const holder = await sandbox.banks.resolveAccount({ accountNumber, bankCode: '058' })
-    return { rails: sandbox, bankRail: 'sandbox', holderName: holder.accountName }
-  } catch {
-    const fake = createFakePayoutRails(base)
-    fake.accountNames.set(accountNumber, merchantName)
-    return { rails: fake as Rails, bankRail: 'in-test provider', holderName: merchantName }
-  }
-}
-
 async function benchFiatPayouts(engine: Engine) {
   const opened = await openBenchDatabase(engine)
   const base = {
@@ -87,9 +74,10 @@ async function benchFiatPayouts(engine: Engine) {
     ids: createIdGenerator(),
     logger: createLogger({ level: 'silent' }),
   }
-  const { rails, bankRail, holderName } = await createBenchRails(base, 'Bench Merchant')
+  // Provider callbacks are fired after the measurement (below), not by a timer during it.
+  const rails = createRails(base, { fiat: { callbackDelayMs: 3_600_000 } })
   const deps: Deps = { ...base, rails, settings: createDefaultSettings() }
-  const merchant = await createMerchant(deps, { name: holderName })
+  const merchant = await createMerchant(deps, { name: sandboxPayoutHolder })
   await setPayoutDailyLimit(deps, { merchantId: merchant.id, limitUsd: '100000000' })
   await fundBalance(deps, { merchantId: merchant.id, currency: 'NGN', amount: '1000000000' })
   const key = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
@@ -118,7 +106,17 @@ async function benchFiatPayouts(engine: Engine) {
     if (r.non2xx > 0) {
       throw new Error(`POST /payouts: ${r.non2xx} non-2xx responses`)
     }
-    // Requests still in flight when autocannon stopped finish on the server; give them 10 s.
+    // Requests still in flight when autocannon stopped finish on the server; then every transfer's
+    // callback is fired (the job runner's work) and every payout must end final.
+    await waitForQuiet(deps)
+    const processing = await deps.db
+      .selectFrom('payouts')
+      .select('id')
+      .where('status', '=', 'processing')
+      .execute()
+    for (const { id } of processing) {
+      await rails.sandboxControls?.completeFiatTransfer({ id })
+    }
     const countUnfinished = async () =>
       deps.db
         .selectFrom('payouts')
@@ -135,11 +133,10 @@ async function benchFiatPayouts(engine: Engine) {
       throw new Error(`after the benchmark: ${unfinished.n} unfinished payouts; ${violations.join('; ')}`)
     }
     console.log(
-      `POST /payouts ${engine} (${bankRail}): p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.requests.average} payouts/s, ${r.timeouts} timeouts`,
+      `POST /payouts ${engine}: p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.requests.average} payouts/s, ${r.timeouts} timeouts`,
     )
     return {
       engine,
-      bankRail,
       path: 'POST /api/v1/payouts (NGN bank)',
       connections,
       seconds: durationSeconds,
@@ -153,6 +150,21 @@ async function benchFiatPayouts(engine: Engine) {
   } finally {
     server.close()
     await opened.close()
+  }
+}
+
+// Waits until no payout is still pending (requests autocannon abandoned at its deadline).
+async function waitForQuiet(deps: Deps): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const pending = await deps.db
+      .selectFrom('payouts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow()
+    if (Number(pending.n) === 0) {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 

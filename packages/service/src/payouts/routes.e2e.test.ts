@@ -2,10 +2,12 @@ import { beforeAll, expect, test } from 'vitest'
 import { createApiKey } from '../auth/create-api-key.js'
 import { getBalances } from '../ledger/get-balances.js'
 import { fundBalance } from '../sandbox/fund-sandbox-merchant.js'
+import { sandboxPayoutAccounts } from '../sandbox/sandbox-payout-accounts.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createPayoutHarness, type PayoutHarness } from '../testing/payout-harness.js'
 import type { Payout } from './payout.js'
 import { reconcilePayoutJob } from './payout-jobs.js'
+import { settlePayout } from './settle-payout.js'
 import { reconcilePayout } from './submit-payout.js'
 
 type Envelope<T> = {
@@ -50,6 +52,11 @@ describeEachDatabase('payouts routes', (getDb) => {
     (
       await h.deps.db.selectFrom('events').select(['type', 'payload', 'webhook_url']).orderBy('seq').execute()
     ).filter((e) => (e.payload as { data: { payout?: { id: string } } }).data.payout?.id === payoutId)
+  // The sandbox provider's callback with its planned outcome (or the one given), then the payout.
+  const callback = async (id: string, outcome?: 'success' | 'failed') => {
+    await h.rails.sandboxControls.completeFiatTransfer({ id, ...(outcome ? { outcome } : {}) })
+    return ((await (await h.request(`/api/v1/payouts/${id}`)).json()) as Envelope<Payout>).data
+  }
   const saveRecipient = async (name: string, json: unknown) => {
     const res = await h.request('/api/v1/recipients', { method: 'POST', json })
     expect(res.status, name).toBeLessThan(300)
@@ -58,15 +65,7 @@ describeEachDatabase('payouts routes', (getDb) => {
 
   beforeAll(async () => {
     h = await createPayoutHarness(getDb())
-    for (const [number, name] of [
-      ['0123456789', 'Merchant A'],
-      ['0123450000', 'Merchant A'],
-      ['0123451111', 'Merchant A'],
-      ['0123452222', 'Merchant A'],
-    ]) {
-      h.rails.accountNames.set(number as string, name as string)
-    }
-    for (const number of ['0123456789', '0123450000', '0123451111', '0123452222']) {
+    for (const number of Object.values(sandboxPayoutAccounts)) {
       await saveRecipient(`bank${number.slice(-4)}`, {
         type: 'ngn_bank_account',
         details: { accountNumber: number, bankCode: '058' },
@@ -86,7 +85,7 @@ describeEachDatabase('payouts routes', (getDb) => {
     })
     await saveRecipient('ghs', {
       type: 'ghs_mobile_money',
-      details: { phoneNumber: '+233241234567', accountName: 'Kofi Mensah', institutionCode: 'MTN' },
+      details: { phoneNumber: '+233241234567', accountName: 'Kofi Mensah', institutionCode: 'MTN_GH' },
     })
     for (const [currency, amount] of [
       ['NGN', '1000000'],
@@ -107,7 +106,7 @@ describeEachDatabase('payouts routes', (getDb) => {
     expect(res.status).toBe(201)
     expect(body.data).toMatchObject({
       method: 'fiat',
-      status: 'success',
+      status: 'processing',
       amount: '1000.00',
       fee: '50.00',
       total: '1050.00',
@@ -124,18 +123,27 @@ describeEachDatabase('payouts routes', (getDb) => {
       },
     })
     expect(body.data.reference).toMatch(/^PO-/)
-    expect(body.data.completedAt).not.toBeNull()
+    expect(body.data.completedAt).toBeNull()
     expect(await balance('NGN')).toMatchObject({ available: 99_895_000n })
-    expect((await events(body.data.id)).map((e) => e.type)).toEqual(['payout.processing', 'payout.success'])
     const fetched = (await (await h.request(`/api/v1/payouts/${body.data.id}`)).json()) as Envelope<Payout>
     expect(fetched.data).toEqual(body.data)
+    const done = await callback(body.data.id)
+    expect(done).toMatchObject({ status: 'success', failureReason: null })
+    expect(done.completedAt).not.toBeNull()
+    expect(await balance('NGN')).toMatchObject({ available: 99_895_000n, pending: 0n })
+    expect((await events(body.data.id)).map((e) => e.type)).toEqual(['payout.processing', 'payout.success'])
   })
 
   test('sandbox outcome failure: the payout fails with its reason and the reserve is voided', async () => {
     const before = await balance('NGN')
     const { res, body } = await pay({ currency: 'NGN', recipientId: recipients.bank0000, amount: '500' })
     expect(res.status).toBe(201)
-    expect(body.data).toMatchObject({ status: 'failed', failureReason: 'Beneficiary account is closed' })
+    expect(body.data.status).toBe('processing')
+    expect((await balance('NGN'))?.available).toBe((before?.available ?? 0n) - 55_000n)
+    expect(await callback(body.data.id)).toMatchObject({
+      status: 'failed',
+      failureReason: 'Rejected by the beneficiary institution (sandbox)',
+    })
     expect(await balance('NGN')).toEqual(before)
     expect((await events(body.data.id)).map((e) => e.type)).toEqual(['payout.processing', 'payout.failed'])
   })
@@ -150,17 +158,16 @@ describeEachDatabase('payouts routes', (getDb) => {
     })
     expect(body.data.status).toBe('processing')
     expect((await balance('NGN'))?.available).toBe((before?.available ?? 0n) - 25_000n)
-    await h.rails.deliverFiat(h.deps.db, {
-      id: body.data.id,
-      providerReference: null,
-      status: 'success',
-      failureReason: null,
-    })
-    await h.rails.deliverFiat(h.deps.db, {
-      id: body.data.id,
-      providerReference: null,
-      status: 'failed',
-      failureReason: 'late',
+    // No callback comes by itself: the job of the sandbox provider waits for an hour.
+    await reconcilePayout(h.deps, { payoutId: body.data.id, attempt: 0 })
+    expect(
+      ((await (await h.request(`/api/v1/payouts/${body.data.id}`)).json()) as Envelope<Payout>).data.status,
+    ).toBe('processing')
+    expect((await callback(body.data.id, 'success')).status).toBe('success')
+    // A late, contradicting answer changes nothing: a final payout stays final.
+    await settlePayout(h.deps.db, h.deps, {
+      payoutId: body.data.id,
+      outcome: { status: 'failed', failureReason: 'late' },
     })
     const after = (await (await h.request(`/api/v1/payouts/${body.data.id}`)).json()) as Envelope<Payout>
     expect(after.data.status).toBe('success')
@@ -179,10 +186,11 @@ describeEachDatabase('payouts routes', (getDb) => {
       .execute()
     const mine = jobs.filter((j) => (j.payload as { payoutId: string }).payoutId === body.data.id)
     expect(mine.map((j) => (j.payload as { attempt: number }).attempt).sort()).toEqual([0, 1])
+    // The re-query finds the transfer at the provider (processing): nothing is sent again.
     await reconcilePayout(h.deps, { payoutId: body.data.id, attempt: 1 })
     await reconcilePayout(h.deps, { payoutId: body.data.id, attempt: 0 })
-    const after = (await (await h.request(`/api/v1/payouts/${body.data.id}`)).json()) as Envelope<Payout>
-    expect(after.data.status).toBe('success')
+    expect(h.rails.calls.get(body.data.id)).toBe(1)
+    expect((await callback(body.data.id)).status).toBe('success')
     expect(h.rails.calls.get(body.data.id)).toBe(1)
   })
 
@@ -196,7 +204,8 @@ describeEachDatabase('payouts routes', (getDb) => {
       fee: '0.100000',
       total: '25.600000',
     })
-    expect(body.data.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    // The sandbox chains of this test have no node: the send is simulated and confirmed at once.
+    expect(body.data.txHash).toMatch(/^sim_[0-9a-f]{32}$/)
 
     h.rails.cryptoMode.value = 'pending'
     const pending = await pay({ currency: 'USDC', recipientId: recipients.base, amount: '1' })
@@ -210,9 +219,9 @@ describeEachDatabase('payouts routes', (getDb) => {
     const before = await balance('USDC')
     h.rails.cryptoMode.value = 'fail'
     const failed = await pay({ currency: 'USDC', recipientId: recipients.base, amount: '2' })
-    expect(failed.body.data).toMatchObject({ status: 'failed', failureReason: 'execution reverted' })
+    expect(failed.body.data).toMatchObject({ status: 'failed', failureReason: 'reverted' })
     expect(await balance('USDC')).toEqual(before)
-    h.rails.cryptoMode.value = 'confirm'
+    h.rails.cryptoMode.value = 'real'
 
     const bsc = await pay({ currency: 'USDT', recipientId: recipients.bsc, amount: '3' })
     expect(bsc.body.data.status).toBe('success')
@@ -241,12 +250,13 @@ describeEachDatabase('payouts routes', (getDb) => {
       expiresAt: string
     }
     expect(body).not.toHaveProperty('success')
+    const { rate } = await h.deps.rails.fx.getRate('USDT', 'KES')
     expect(body.conversion).toEqual({
       fromCurrency: 'USDT',
       toCurrency: 'KES',
       sourceAmount: '100.000001',
-      targetAmount: '12934.56',
-      rate: '129.34567891',
+      targetAmount: exactProduct('100.000001', rate, 2),
+      rate,
     })
     expect(exactProduct(body.conversion.sourceAmount ?? '', body.conversion.rate ?? '', 2)).toBe(
       body.conversion.targetAmount,
@@ -258,7 +268,7 @@ describeEachDatabase('payouts routes', (getDb) => {
     expect(paid.res.status).toBe(201)
     expect(paid.body.data).toMatchObject({
       method: 'fiat',
-      status: 'success',
+      status: 'processing',
       currency: 'USDT',
       amount: '100.000001',
       fee: '0.500000',
@@ -266,6 +276,7 @@ describeEachDatabase('payouts routes', (getDb) => {
       conversion: body.conversion,
     })
     expect((await balance('USDT'))?.available).toBe((before?.available ?? 0n) - 100_500_001n)
+    expect((await callback(paid.body.data.id)).status).toBe('success')
 
     const again = await pay({ currency: 'KES', recipientId: recipients.kes, quoteId: body.id })
     expect(again.res.status).toBe(400)
@@ -293,7 +304,7 @@ describeEachDatabase('payouts routes', (getDb) => {
       fromCurrency: 'USDC',
       toCurrency: 'GHS',
       targetAmount: '150.25',
-      rate: '15.10000000',
+      rate: (await h.deps.rails.fx.getRate('USDC', 'GHS')).rate,
     })
     expect(exactProduct(conversion?.sourceAmount ?? '', conversion?.rate ?? '', 2)).toBe('150.25')
     const list = (await (await h.request('/api/v1/payouts?currency=GHS')).json()) as Envelope<Payout[]>
@@ -393,7 +404,7 @@ describeEachDatabase('payouts routes', (getDb) => {
     expect(over.body.error?.code).toBe('daily_limit_exceeded')
     h.rails.cryptoMode.value = 'fail'
     expect((await pay({ currency: 'USDC', recipientId, amount: '39' }, asB)).body.data.status).toBe('failed')
-    h.rails.cryptoMode.value = 'confirm'
+    h.rails.cryptoMode.value = 'real'
     expect((await pay({ currency: 'USDC', recipientId, amount: '39' }, asB)).body.data.status).toBe('success')
   })
 

@@ -5,6 +5,7 @@ import type { Devnet } from '@tollgate/devnet'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
+import { sandboxPayoutHolder } from './sandbox-payout-accounts.js'
 import { startSandbox } from './start-sandbox.js'
 
 function createFakeDevnet(): Devnet & { stopped: number } {
@@ -98,10 +99,10 @@ describe('startSandbox', () => {
     // A verified business, so cross-border payouts work in the sandbox.
     const merchant = await sandbox.deps.db
       .selectFrom('merchants')
-      .select('verified')
+      .select(['verified', 'business_name'])
       .where('id', '=', sandbox.merchantId)
       .executeTakeFirstOrThrow()
-    expect(merchant.verified).toBe(true)
+    expect(merchant).toEqual({ verified: true, business_name: sandboxPayoutHolder })
 
     await sandbox.stop()
     expect(devnet.stopped).toBe(1)
