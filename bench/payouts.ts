@@ -4,6 +4,9 @@
 //    skipped when neither is set) and, for comparison, on PGlite. Every request is a new payout
 //    (reserve, rail call, post), and afterwards: every payout final, no negative balance,
 //    checkLedgerInvariants() empty, or the benchmark fails.
+// 2. Crypto payouts settled per second: 100 concurrent POST /payouts of USDC on the devnet's Base
+//    (anvil) through the rails' fee-payer pool, from the first request until every payout is
+//    final; zero failures required. On PostgreSQL when configured, else PGlite.
 // The bank rail is the sandbox provider (its answers are local database writes); its callbacks are
 // fired after the measurement, and every payout must then be final.
 // BENCH_DURATION (seconds per measurement, default 10), BENCH_CONNECTIONS (default 32).
@@ -12,6 +15,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serve } from '@hono/node-server'
+import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import {
   checkLedgerInvariants,
   createApiKey,
@@ -168,6 +172,102 @@ async function waitForQuiet(deps: Deps): Promise<void> {
   }
 }
 
+const cryptoPayouts = 100
+const BASE = 'eip155:84532'
+
+async function benchCryptoPayouts(engine: Engine) {
+  const devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+  })
+  const opened = await openBenchDatabase(engine)
+  const base = {
+    db: opened.db,
+    clock: systemClock,
+    ids: createIdGenerator(),
+    logger: createLogger({ level: 'silent' }),
+  }
+  const rails = createRails(base, {
+    masterSeed: 'e9'.repeat(64),
+    networks: devnet.networks,
+    pollIntervalMs: 50,
+  })
+  try {
+    const deps: Deps = { ...base, rails, settings: createDefaultSettings() }
+    const treasury = rails.crypto.getTreasury('test', 'base')
+    if (!treasury) {
+      throw new Error('no treasury on base')
+    }
+    await devnet.fund({ network: BASE, address: treasury.address, amount: 10n ** 21n })
+    await devnet.fund({ network: BASE, address: treasury.address, asset: 'USDC', amount: 10n ** 12n })
+    for (const payer of treasury.feePayers) {
+      await devnet.fund({ network: BASE, address: payer, amount: 10n ** 20n })
+    }
+    await rails.start()
+    const merchant = await createMerchant(deps, { name: 'bench crypto' })
+    await fundBalance(deps, { merchantId: merchant.id, currency: 'USDC', amount: '100000' })
+    const key = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
+    const app = createApp(deps, { rateLimiter: createRateLimiter({ limit: 1e9, windowMs: 60_000 }) })
+    const to = '0x000000000000000000000000000000000000b0b0'
+    const saved = await createRecipient(deps, {
+      merchantId: merchant.id,
+      environment: 'test',
+      recipient: { type: 'crypto_address', details: { chain: 'base', address: to } },
+    })
+    const started = performance.now()
+    const answers = await Promise.all(
+      Array.from({ length: cryptoPayouts }, () =>
+        app.request('/api/v1/payouts', {
+          method: 'POST',
+          headers: { 'x-api-key': key.key, 'content-type': 'application/json' },
+          body: JSON.stringify({ currency: 'USDC', recipientId: saved.recipient.id, amount: '1' }),
+        }),
+      ),
+    )
+    const accepted = performance.now()
+    if (answers.some((res) => res.status !== 201)) {
+      throw new Error(`crypto payouts: ${answers.filter((r) => r.status !== 201).length} not accepted`)
+    }
+    let final = { success: 0, failed: 0 }
+    for (let i = 0; i < 2400; i++) {
+      const rows = await deps.db
+        .selectFrom('payouts')
+        .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+        .groupBy('status')
+        .execute()
+      const by = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+      final = { success: by.success ?? 0, failed: by.failed ?? 0 }
+      if (final.success + final.failed === cryptoPayouts) {
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    const seconds = (performance.now() - started) / 1000
+    if (final.success !== cryptoPayouts) {
+      throw new Error(
+        `crypto payouts: ${final.success} succeeded, ${final.failed} failed of ${cryptoPayouts}`,
+      )
+    }
+    const settledPerSecond = Math.round((cryptoPayouts / seconds) * 10) / 10
+    console.log(
+      `crypto payouts ${engine}: ${cryptoPayouts} settled in ${seconds.toFixed(2)} s = ${settledPerSecond}/s (all accepted after ${((accepted - started) / 1000).toFixed(2)} s), 0 failures`,
+    )
+    return {
+      engine,
+      chain: 'base (devnet anvil)',
+      concurrentRequests: cryptoPayouts,
+      seconds: Math.round(seconds * 100) / 100,
+      acceptedAfterSeconds: Math.round(((accepted - started) / 1000) * 100) / 100,
+      settledPerSecond,
+      failures: final.failed,
+    }
+  } finally {
+    await rails.stop()
+    await opened.close()
+    await devnet.stop()
+  }
+}
+
 const engines: Engine[] = postgresUrl ? ['postgres', 'pglite'] : ['pglite']
 if (!postgresUrl) {
   console.log('BENCH_DATABASE_URL / TEST_DATABASE_URL not set: PostgreSQL runs skipped')
@@ -176,12 +276,14 @@ const fiat = []
 for (const engine of engines) {
   fiat.push(await benchFiatPayouts(engine))
 }
+const crypto = [await benchCryptoPayouts(engines[0] ?? 'pglite')]
 const output = {
   benchmark: 'payouts',
   node: process.version,
   date: new Date().toISOString(),
   postgres: postgresUrl ? 'measured' : 'skipped (set BENCH_DATABASE_URL)',
   fiat,
+  crypto,
 }
 await mkdir(new URL('./results/', import.meta.url), { recursive: true })
 await writeFile(new URL('./results/payouts.json', import.meta.url), `${JSON.stringify(output, null, 2)}\n`)
