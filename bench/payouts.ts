@@ -10,10 +10,7 @@
 // The bank rail is the sandbox provider (its answers are local database writes); its callbacks are
 // fired after the measurement, and every payout must then be final.
 // BENCH_DURATION (seconds per measurement, default 10), BENCH_CONNECTIONS (default 32).
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { serve } from '@hono/node-server'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import {
@@ -30,48 +27,28 @@ import {
   type Deps,
   fundBalance,
   type OpenedDatabase,
-  openDatabase,
   sandboxPayoutAccounts,
   sandboxPayoutHolder,
   setPayoutDailyLimit,
   systemClock,
 } from '@tollgate/service'
 import autocannon from 'autocannon'
-import pg from 'pg'
+
+import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
 const accountNumber = sandboxPayoutAccounts.success
 
-type Engine = 'pglite' | 'postgres'
+type Engine = BenchEngine
 
-async function openBenchDatabase(engine: Engine): Promise<OpenedDatabase> {
-  if (engine === 'pglite') {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'))
-    const opened = await openDatabase({ dataDir })
-    return {
-      ...opened,
-      close: () => opened.close().then(() => rm(dataDir, { recursive: true, force: true })),
-    }
-  }
-  // A private schema, dropped afterwards, so the benchmark never touches other data on the server.
-  const schema = `svc_bench_${randomBytes(4).toString('hex')}`
-  const opened = await openDatabase({ databaseUrl: postgresUrl, schema, poolSize: connections + 8 })
-  return {
-    ...opened,
-    close: async () => {
-      await opened.close()
-      const client = new pg.Client({ connectionString: postgresUrl })
-      await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
-    },
-  }
+function openEngine(engine: Engine): Promise<OpenedDatabase> {
+  return openBenchDatabase(engine, { postgresUrl, poolSize: connections + 8 })
 }
 
 async function benchFiatPayouts(engine: Engine) {
-  const opened = await openBenchDatabase(engine)
+  const opened = await openEngine(engine)
   const base = {
     db: opened.db,
     clock: systemClock,
@@ -180,7 +157,7 @@ async function benchCryptoPayouts(engine: Engine) {
     solana: false,
     evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
   })
-  const opened = await openBenchDatabase(engine)
+  const opened = await openEngine(engine)
   const base = {
     db: opened.db,
     clock: systemClock,

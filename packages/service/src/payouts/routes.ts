@@ -9,6 +9,7 @@ import {
   toErrorResponses,
   toListEnvelopeSchema,
 } from '../http/envelope.js'
+import { IdPathParams, queryParam } from '../http/openapi-params.js'
 import { createPageMeta, DateRangeQuery, PageQuery } from '../http/pagination.js'
 import { validationHook } from '../http/validation-hook.js'
 import { chainNames } from '../reference/chains.js'
@@ -20,10 +21,6 @@ import { submitPayout } from './submit-payout.js'
 
 const tags = ['Payouts']
 const security = [{ ApiKey: [] }]
-const queryParam = (name: string, description: string) => ({
-  param: { name, in: 'query' as const },
-  description,
-})
 const amountPattern = /^(0|[1-9]\d*)(\.\d+)?$/
 
 /** Filters of GET /payouts (the spec's, plus startDate/endDate). */
@@ -138,13 +135,7 @@ const getRoute = createRoute({
   security,
   summary: 'One payout',
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .min(1)
-        .max(100)
-        .openapi({ param: { name: 'id', in: 'path' } }),
-    }),
+    params: IdPathParams,
   },
   responses: {
     200: { description: 'The payout', content: { 'application/json': { schema: toEnvelopeSchema(Payout) } } },

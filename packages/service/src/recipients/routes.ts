@@ -9,6 +9,7 @@ import {
   toErrorResponses,
   toListEnvelopeSchema,
 } from '../http/envelope.js'
+import { IdPathParams, queryParam } from '../http/openapi-params.js'
 import { createPageMeta, PageQuery } from '../http/pagination.js'
 import { validationHook } from '../http/validation-hook.js'
 import { createRecipient } from './create-recipient.js'
@@ -27,17 +28,6 @@ import { deleteRecipient, updateRecipient } from './update-recipient.js'
 
 const tags = ['Recipients']
 const security = [{ ApiKey: [] }]
-const queryParam = (name: string, description: string) => ({
-  param: { name, in: 'query' as const },
-  description,
-})
-const IdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({ param: { name: 'id', in: 'path' } }),
-})
 
 /** Filters of GET /recipients (names of ours; docs/payouts.md "Recipients"). */
 export const RecipientsQuery = PageQuery.extend({
@@ -163,7 +153,7 @@ const getRoute = createRoute({
   tags,
   security,
   summary: 'One recipient',
-  request: { params: IdParam },
+  request: { params: IdPathParams },
   responses: {
     200: {
       description: 'The recipient',
@@ -180,7 +170,7 @@ const updateRoute = createRoute({
   security,
   summary: 'Change the label, default or trusted flag, or notes of a recipient',
   request: {
-    params: IdParam,
+    params: IdPathParams,
     body: { required: true, content: { 'application/json': { schema: UpdateRecipientBody } } },
   },
   responses: {
@@ -198,7 +188,7 @@ const deleteRoute = createRoute({
   tags,
   security,
   summary: 'Remove a recipient (payouts already made keep their copy of it)',
-  request: { params: IdParam },
+  request: { params: IdPathParams },
   responses: {
     200: {
       description: 'Removed',

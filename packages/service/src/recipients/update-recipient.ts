@@ -2,6 +2,7 @@ import { AppError } from '@tollgate/core'
 import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
+import { findRecipient } from './get-recipient.js'
 import { type RecipientRow, toSearchText } from './recipient.js'
 
 /** Fields PATCH /recipients/{id} may change; `notes: ""` clears the notes. */
@@ -25,15 +26,10 @@ export async function updateRecipient(
 ): Promise<RecipientRow> {
   const { changes } = input
   return inTransaction(deps.db, async (trx) => {
-    const current = await trx
-      .selectFrom('recipients')
-      .selectAll()
-      .where('id', '=', input.id)
-      .where('merchant_id', '=', input.merchantId)
-      .where('environment', '=', input.environment)
-      .where('deleted_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst()
+    const current = await findRecipient(
+      { db: trx },
+      { merchantId: input.merchantId, environment: input.environment, id: input.id, forUpdate: true },
+    )
     if (!current) {
       throw notFound(input.id)
     }
