@@ -6,10 +6,7 @@
 // 2. Read path under load: p50/p99 of GET /balance and GET /balance/transactions from autocannon
 //    against the started service, on PGlite and (when configured) PostgreSQL.
 // BENCH_DURATION (seconds per measurement, default 10), BENCH_CONNECTIONS (autocannon, default 10).
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { serve } from '@hono/node-server'
 import { isAppError } from '@tollgate/core'
 import {
@@ -26,13 +23,13 @@ import {
   type Deps,
   merchantAccount,
   type OpenedDatabase,
-  openDatabase,
   postPendingTransfer,
   postTransaction,
   systemClock,
 } from '@tollgate/service'
 import autocannon from 'autocannon'
-import pg from 'pg'
+
+import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -41,30 +38,10 @@ const merchantCount = 64
 const startingBalance = 1_000_000_000n // 1,000 USDT in minor units
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
 
-type Engine = 'pglite' | 'postgres'
+type Engine = BenchEngine
 
-async function openBenchDatabase(engine: Engine): Promise<OpenedDatabase> {
-  if (engine === 'pglite') {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'))
-    const opened = await openDatabase({ dataDir })
-    return {
-      ...opened,
-      close: () => opened.close().then(() => rm(dataDir, { recursive: true, force: true })),
-    }
-  }
-  // A private schema, dropped afterwards, so the benchmark never touches other data on the server.
-  const schema = `svc_bench_${randomBytes(4).toString('hex')}`
-  const opened = await openDatabase({ databaseUrl: postgresUrl, schema, poolSize: writers + 8 })
-  return {
-    ...opened,
-    close: async () => {
-      await opened.close()
-      const client = new pg.Client({ connectionString: postgresUrl })
-      await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
-    },
-  }
+function openEngine(engine: Engine): Promise<OpenedDatabase> {
+  return openBenchDatabase(engine, { postgresUrl, poolSize: writers + 8 })
 }
 
 function createDeps(opened: OpenedDatabase): Deps {
@@ -187,7 +164,7 @@ async function assertLedgerHealthy(
 }
 
 async function benchLedger(engine: Engine) {
-  const opened = await openBenchDatabase(engine)
+  const opened = await openEngine(engine)
   try {
     const deps = createDeps(opened)
     const merchants = await createFundedMerchants(deps, merchantCount)
@@ -207,7 +184,7 @@ async function benchLedger(engine: Engine) {
 }
 
 async function benchReadPath(engine: Engine) {
-  const opened = await openBenchDatabase(engine)
+  const opened = await openEngine(engine)
   const deps = createDeps(opened)
   const [merchantId = ''] = await createFundedMerchants(deps, 2)
   const key = await createApiKey(deps, { merchantId, environment: 'test' })

@@ -14,6 +14,9 @@ import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
 import { validationHook } from './http/validation-hook.js'
+import { createPayoutRoutes } from './payouts/routes.js'
+import { subscribePayoutRails } from './payouts/submit-payout.js'
+import { createRecipientRoutes } from './recipients/routes.js'
 import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
@@ -89,6 +92,9 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
   api.route('/', createBalanceRoutes(deps))
   api.route('/', createX402Routes(deps, options.facilitator))
+  api.route('/', createRecipientRoutes(deps))
+  api.route('/', createPayoutRoutes(deps))
+  subscribePayoutRails(deps)
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

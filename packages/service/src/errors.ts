@@ -21,6 +21,12 @@ declare module '@tollgate/core' {
     settlement_failed: RequestErrorContext
     recipient_not_found: RequestErrorContext
     transfer_already_completed: RequestErrorContext
+    unsupported_asset_chain: RequestErrorContext
+    daily_limit_exceeded: RequestErrorContext
+    quote_expired: RequestErrorContext
+    quote_already_used: RequestErrorContext
+    duplicate_reference: RequestErrorContext
+    otp_required: RequestErrorContext
   }
 }
 
@@ -56,6 +62,12 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   provider_unavailable: as(503, 'provider_unavailable'),
   recipient_not_found: as(404, 'recipient_not_found'),
   transfer_already_completed: as(409, 'transfer_already_completed'),
+  unsupported_asset_chain: as(400, 'unsupported_asset_chain'),
+  daily_limit_exceeded: as(400, 'daily_limit_exceeded'),
+  quote_expired: as(400, 'quote_expired'),
+  quote_already_used: as(400, 'quote_already_used'),
+  duplicate_reference: as(409, 'duplicate_reference'),
+  otp_required: as(400, 'otp_required'),
   rpc_failed: as(503, 'provider_unavailable'),
   relayer_unavailable: as(503, 'provider_unavailable'),
   facilitator_unreachable: as(503, 'provider_unavailable'),

@@ -65,6 +65,19 @@ describeEachDatabase('tollgate CLI', (getDb) => {
     expect(JSON.parse((await cli('balances', '--merchant', merchant.id)).out)).toHaveLength(1)
     expect(JSON.parse((await cli('balances', '--merchant', merchant.id, '--env', 'live')).out)).toEqual([])
 
+    const verified = await cli('merchants', 'verify', merchant.id)
+    expect(JSON.parse(verified.out)).toEqual({ id: merchant.id, verified: true })
+    const row = () =>
+      getDb().selectFrom('merchants').selectAll().where('id', '=', merchant.id).executeTakeFirstOrThrow()
+    expect((await row()).verified).toBe(true)
+    expect(JSON.parse((await cli('merchants', 'verify', merchant.id, '--off')).out).verified).toBe(false)
+    expect((await row()).verified).toBe(false)
+    expect((await cli('merchants', 'verify', 'mer_nope')).code).toBe(1)
+    await cli('merchants', 'payout-limit', merchant.id, '--amount', '2500.5')
+    expect((await row()).payout_daily_limit).toBe('2500500000')
+    await cli('merchants', 'payout-limit', merchant.id, '--amount', 'default')
+    expect((await row()).payout_daily_limit).toBeNull()
+
     expect((await cli('keys', 'revoke', secret.id)).code).toBe(0)
     expect(await authenticateApiKey({ db: getDb() }, secret.key)).toBeUndefined()
   })

@@ -9,12 +9,15 @@ import { createIdGenerator, systemClock } from './deps.js'
 import { getBalances } from './ledger/get-balances.js'
 import { createMerchant } from './merchants/create-merchant.js'
 import { listMerchants } from './merchants/list-merchants.js'
+import { setPayoutDailyLimit, verifyMerchant } from './merchants/verify-merchant.js'
 import { fundBalance, type SandboxCurrency, sandboxCurrencyScales } from './sandbox/fund-sandbox-merchant.js'
 
 /** Usage text of the `tollgate` admin CLI. */
 export const cliUsage = `usage: tollgate <command>
   merchants create --name <name>
   merchants list
+  merchants verify <mer_…> [--off]           (verified businesses may pay out cross-border)
+  merchants payout-limit <mer_…> --amount <usd>|default
   keys create --merchant <mer_…> --env test|live [--format current|legacy] [--label <text>]
   keys list [--merchant <mer_…>]
   keys revoke <key_…>
@@ -38,6 +41,7 @@ const options = {
   label: { type: 'string' },
   currency: { type: 'string' },
   amount: { type: 'string' },
+  off: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -95,6 +99,15 @@ async function runCommand(
       return createMerchant(deps, { name: required(values.name, '--name') })
     case 'merchants list':
       return listMerchants(deps)
+    case 'merchants verify':
+      return verifyMerchant(deps, { merchantId: required(target, 'a merchant id'), verified: !values.off })
+    case 'merchants payout-limit': {
+      const amount = required(values.amount, '--amount')
+      return setPayoutDailyLimit(deps, {
+        merchantId: required(target, 'a merchant id'),
+        limitUsd: amount === 'default' ? null : amount,
+      })
+    }
     case 'keys create':
       return createApiKey(deps, {
         merchantId: required(values.merchant, '--merchant'),

@@ -1,3 +1,5 @@
+import { defaultPayoutSettings, type PayoutSettings } from './payouts/payout-settings.js'
+
 /**
  * Service settings a composition root chooses (sandbox defaults here; production reads its config
  * file). Each domain adds its own section with a default in {@link createDefaultSettings}.
@@ -9,9 +11,17 @@ export type ServiceSettings = {
   allowLoopbackWebhooks: boolean
   /** Fee on x402 income credited to a merchant's balance, in basis points of the amount (half-up). */
   x402FeeBps: number
+  /** Payout fees, daily limit and timings (docs/payouts.md). */
+  payouts: PayoutSettings
 }
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
 export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}): ServiceSettings {
-  return { publicBaseUrl: 'http://127.0.0.1:4020', allowLoopbackWebhooks: true, x402FeeBps: 50, ...overrides }
+  return {
+    publicBaseUrl: 'http://127.0.0.1:4020',
+    allowLoopbackWebhooks: true,
+    x402FeeBps: 50,
+    payouts: defaultPayoutSettings,
+    ...overrides,
+  }
 }

@@ -9,6 +9,7 @@ import {
   toErrorResponses,
   toListEnvelopeSchema,
 } from '../http/envelope.js'
+import { IdPathParams, queryParam } from '../http/openapi-params.js'
 import { createPageMeta, DateRangeQuery, PageQuery } from '../http/pagination.js'
 import { validationHook } from '../http/validation-hook.js'
 import { getBalanceTransaction, listBalanceTransactions } from '../ledger/balance-transactions.js'
@@ -24,11 +25,6 @@ import { toBalanceResponse, toBalanceTransactionResponse } from './to-balance-re
 
 const tags = ['Balances']
 const security = [{ ApiKey: [] }]
-
-const queryParam = (name: string, description: string) => ({
-  param: { name, in: 'query' as const },
-  description,
-})
 
 /** Filters of GET /balance/transactions (documented names; the spec leaves them open). */
 export const BalanceTransactionsQuery = PageQuery.extend({
@@ -85,13 +81,7 @@ const transactionRoute = createRoute({
   security,
   summary: 'One balance transaction with the balance before and after it',
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .min(1)
-        .max(100)
-        .openapi({ param: { name: 'id', in: 'path' } }),
-    }),
+    params: IdPathParams,
   },
   responses: {
     200: {

@@ -2,6 +2,7 @@ import type { CustomersTables } from './schema/customers.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
+import type { PayoutsTables } from './schema/payouts.js'
 import type { RailsChainTables } from './schema/rails-chain.js'
 import type { RailsFiatTables } from './schema/rails-fiat.js'
 import type { X402Tables } from './schema/x402.js'
@@ -14,4 +15,5 @@ export interface Database
     JobsEventsTables,
     RailsChainTables,
     RailsFiatTables,
-    X402Tables {}
+    X402Tables,
+    PayoutsTables {}

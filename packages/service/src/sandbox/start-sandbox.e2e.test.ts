@@ -5,6 +5,7 @@ import type { Devnet } from '@tollgate/devnet'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
+import { sandboxPayoutHolder } from './sandbox-payout-accounts.js'
 import { startSandbox } from './start-sandbox.js'
 
 function createFakeDevnet(): Devnet & { stopped: number } {
@@ -95,6 +96,13 @@ describe('startSandbox', () => {
     const body = (await res.json()) as { data: { currency: string; available: string }[] }
     const byCurrency = Object.fromEntries(body.data.map((b) => [b.currency, b.available]))
     expect(byCurrency).toEqual({ NGN: '1000000.00', USDC: '10000.000000', USDT: '10000.000000' })
+    // A verified business, so cross-border payouts work in the sandbox.
+    const merchant = await sandbox.deps.db
+      .selectFrom('merchants')
+      .select(['verified', 'business_name'])
+      .where('id', '=', sandbox.merchantId)
+      .executeTakeFirstOrThrow()
+    expect(merchant).toEqual({ verified: true, business_name: sandboxPayoutHolder })
 
     await sandbox.stop()
     expect(devnet.stopped).toBe(1)

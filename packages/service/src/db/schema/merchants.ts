@@ -12,6 +12,8 @@ export interface MerchantsTable {
   logo_url: string | null
   /** Verified businesses may make cross-border payouts. */
   verified: ColumnType<boolean, boolean | undefined, boolean>
+  /** Daily payout limit in micro-USD; null = the settings default (docs/payouts.md). */
+  payout_daily_limit: ColumnType<string | null, bigint | string | null | undefined, bigint | string | null>
   created_at: CreatedAt
 }
 

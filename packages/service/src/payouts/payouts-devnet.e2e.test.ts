@@ -1,0 +1,123 @@
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
+import { type Address, createPublicClient, http } from 'viem'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { getBalances } from '../ledger/get-balances.js'
+import { setPayoutDailyLimit } from '../merchants/verify-merchant.js'
+import { createRails } from '../rails/create-rails.js'
+import type { Rails } from '../rails/types.js'
+import { fundBalance } from '../sandbox/fund-sandbox-merchant.js'
+import { describeEachDatabase } from '../testing/each-database.js'
+import { createHarness, type Harness } from '../testing/harness.js'
+import type { Payout } from './payout.js'
+
+// Crypto payouts through the sandbox rails on the devnet's Base (anvil): the send is a real
+// transaction, the recipient's balance is read on-chain. The rails send on EVM chains; Solana
+// sends are not built yet (docs/payouts.md).
+
+const BASE = 'eip155:84532'
+let devnet: LocalDevnet
+
+beforeAll(async () => {
+  devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+  })
+})
+afterAll(async () => {
+  await devnet?.stop()
+})
+
+describeEachDatabase('payouts on the devnet', (getDb, engine) => {
+  let h: Harness
+  let rails: Rails
+  const usdcBalanceOf = async (holder: string) => {
+    const client = createPublicClient({ transport: http(devnet.networks[BASE]?.rpcUrl) })
+    return client.readContract({
+      address: (devnet.networks[BASE]?.assets.USDC?.address ?? '') as Address,
+      abi: usdcLikeAbi,
+      functionName: 'balanceOf',
+      args: [holder as Address],
+    })
+  }
+  const waitFinal = async (id: string): Promise<Payout> => {
+    for (let i = 0; i < 600; i++) {
+      const res = await h.request(`/api/v1/payouts/${id}`)
+      const payout = ((await res.json()) as { data: Payout }).data
+      if (payout.status === 'success' || payout.status === 'failed') {
+        return payout
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    throw new Error(`payout ${id} did not finish`)
+  }
+  const payTo = async (address: string, amount: string) => {
+    const saved = await h.request('/api/v1/recipients', {
+      method: 'POST',
+      json: { type: 'crypto_address', details: { chain: 'base', address } },
+    })
+    const recipientId = ((await saved.json()) as { data: { id: string } }).data.id
+    const res = await h.request('/api/v1/payouts', {
+      method: 'POST',
+      json: { currency: 'USDC', recipientId, amount },
+    })
+    expect(res.status).toBe(201)
+    return ((await res.json()) as { data: Payout }).data
+  }
+  const usdcBalance = async () =>
+    (await getBalances(h.deps, { merchantId: h.a.id, environment: 'test' })).find(
+      (b) => b.currency === 'USDC',
+    )
+
+  beforeAll(async () => {
+    h = await createHarness(getDb(), {
+      rails: (base) => {
+        rails = createRails(base, {
+          masterSeed: `${engine === 'pglite' ? 'c' : 'd'}7`.repeat(64),
+          networks: devnet.networks,
+          pollIntervalMs: 50,
+        })
+        return rails
+      },
+    })
+    const treasury = rails.crypto.getTreasury('test', 'base')
+    if (!treasury) {
+      throw new Error('no treasury on base')
+    }
+    await devnet.fund({ network: BASE, address: treasury.address, amount: 10n ** 20n })
+    await devnet.fund({ network: BASE, address: treasury.address, asset: 'USDC', amount: 1_000n * 10n ** 6n })
+    for (const payer of treasury.feePayers) {
+      await devnet.fund({ network: BASE, address: payer, amount: 10n ** 20n })
+    }
+    await rails.start()
+    await fundBalance(h.deps, { merchantId: h.a.id, currency: 'USDC', amount: '5000' })
+    await setPayoutDailyLimit(h.deps, { merchantId: h.a.id, limitUsd: '1000000' })
+  })
+  afterAll(async () => {
+    await rails?.stop()
+  })
+
+  test('default: a USDC payout on base arrives on-chain and turns success with its tx hash', async () => {
+    const to = privateKeyToAddress(generatePrivateKey())
+    const before = await usdcBalance()
+    const accepted = await payTo(to, '12.5')
+    expect(accepted).toMatchObject({ method: 'crypto', completedAt: null })
+    expect(['processing', 'success']).toContain(accepted.status)
+    const final = await waitFinal(accepted.id)
+    expect(final).toMatchObject({ status: 'success', failureReason: null })
+    expect(final.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(await usdcBalanceOf(to)).toBe(12_500_000n)
+    expect((await usdcBalance())?.available).toBe((before?.available ?? 0n) - 12_600_000n)
+  })
+
+  test('behavior: a send the chain refuses (more than the treasury holds) fails the payout and voids the reserve', async () => {
+    const to = privateKeyToAddress(generatePrivateKey())
+    const before = await usdcBalance()
+    const accepted = await payTo(to, '4000')
+    const final = await waitFinal(accepted.id)
+    expect(final.status).toBe('failed')
+    expect(final.failureReason).toBeTruthy()
+    expect(await usdcBalanceOf(to)).toBe(0n)
+    expect(await usdcBalance()).toEqual(before)
+  })
+})

@@ -1,0 +1,109 @@
+import { AppError } from '@tollgate/core'
+import { inTransaction } from '../db/in-transaction.js'
+import type { Deps } from '../deps.js'
+import { emitEvent } from '../events/emit-event.js'
+import type { EventType } from '../events/event-types.js'
+import { postPendingTransaction, voidPendingTransaction } from '../ledger/resolve-pending.js'
+import type { Db } from '../rails/types.js'
+import { type PayoutRow, toPayoutResponse } from './payout.js'
+
+/** What a provider said about a payout: still processing, paid, or failed (with the reason). */
+export type PayoutOutcome =
+  | { status: 'processing'; txHash?: string | null | undefined }
+  | { status: 'success'; txHash?: string | null | undefined }
+  | { status: 'failed'; failureReason: string; txHash?: string | null | undefined }
+
+/**
+ * Records a provider's answer about a payout in `db` (the caller's transaction when a rail delivers a
+ * callback): success posts the ledger reservation, failure voids it and gives back the daily limit;
+ * each emits its event. A payout already final is left alone, so repeated answers are harmless.
+ * Returns the payout afterwards, or undefined for an id that is not a payout.
+ */
+export async function settlePayout(
+  db: Db,
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  input: { payoutId: string; outcome: PayoutOutcome },
+): Promise<PayoutRow | undefined> {
+  return inTransaction(db, async (trx) => {
+    const payout = await trx
+      .selectFrom('payouts')
+      .selectAll()
+      .where('id', '=', input.payoutId)
+      .forUpdate()
+      .executeTakeFirst()
+    if (!payout || payout.status === 'success' || payout.status === 'failed') {
+      return payout
+    }
+    const { outcome } = input
+    const now = deps.clock.now()
+    const txHash = outcome.txHash ?? payout.tx_hash
+    if (outcome.status === 'processing') {
+      if (payout.status === 'processing' && txHash === payout.tx_hash) {
+        return payout
+      }
+      const updated = await trx
+        .updateTable('payouts')
+        .set({ status: 'processing', tx_hash: txHash, updated_at: now })
+        .where('id', '=', payout.id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+      if (payout.status === 'pending') {
+        await emitPayoutEvent(trx, deps, updated, 'payout.processing')
+      }
+      return updated
+    }
+    const ledgerTransactionId = payout.ledger_transaction_id
+    if (ledgerTransactionId === null) {
+      throw new AppError('internal_error', { message: `payout ${payout.id} has no ledger reservation` })
+    }
+    const ledger = { db: trx, ids: deps.ids, clock: deps.clock }
+    const target = { environment: payout.environment, transactionId: ledgerTransactionId }
+    if (outcome.status === 'success') {
+      await postPendingTransaction(ledger, target)
+    } else {
+      await voidPendingTransaction(ledger, target)
+      await trx
+        .updateTable('payout_daily_usage')
+        .set((eb) => ({ used: eb('used', '-', payout.usd_equivalent) }))
+        .where('merchant_id', '=', payout.merchant_id)
+        .where('environment', '=', payout.environment)
+        .where('day', '=', payout.usage_day)
+        .execute()
+    }
+    const updated = await trx
+      .updateTable('payouts')
+      .set({
+        status: outcome.status,
+        tx_hash: txHash,
+        failure_reason: outcome.status === 'failed' ? outcome.failureReason : null,
+        completed_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', payout.id)
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    await emitPayoutEvent(
+      trx,
+      deps,
+      updated,
+      outcome.status === 'success' ? 'payout.success' : 'payout.failed',
+    )
+    return updated
+  })
+}
+
+function emitPayoutEvent(
+  trx: Db,
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  payout: PayoutRow,
+  type: EventType,
+): Promise<string | null> {
+  return emitEvent(trx, deps, {
+    merchantId: payout.merchant_id,
+    environment: payout.environment,
+    type,
+    format: payout.response_format,
+    data: { payout: toPayoutResponse(payout, payout.response_format) },
+    webhookUrl: payout.webhook_url,
+  })
+}
