@@ -101,8 +101,12 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     const to = privateKeyToAddress(generatePrivateKey())
     const before = await usdcBalance()
     const accepted = await payTo(to, '12.5')
-    expect(accepted).toMatchObject({ method: 'crypto', completedAt: null })
+    expect(accepted.method).toBe('crypto')
     expect(['processing', 'success']).toContain(accepted.status)
+    // The send may confirm before POST answers; a payout still processing has no completion time.
+    if (accepted.status === 'processing') {
+      expect(accepted.completedAt).toBeNull()
+    }
     const final = await waitFinal(accepted.id)
     expect(final).toMatchObject({ status: 'success', failureReason: null })
     expect(final.txHash).toMatch(/^0x[0-9a-f]{64}$/)
