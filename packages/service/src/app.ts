@@ -14,6 +14,7 @@ import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
 import { validationHook } from './http/validation-hook.js'
+import { createPaymentRoutes } from './payments/routes.js'
 import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
@@ -89,6 +90,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
   api.route('/', createBalanceRoutes(deps))
   api.route('/', createX402Routes(deps, options.facilitator))
+  api.route('/', createPaymentRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

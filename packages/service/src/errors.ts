@@ -21,6 +21,8 @@ declare module '@tollgate/core' {
     settlement_failed: RequestErrorContext
     recipient_not_found: RequestErrorContext
     transfer_already_completed: RequestErrorContext
+    unsupported_asset_chain: RequestErrorContext
+    invalid_session_state: RequestErrorContext
   }
 }
 
@@ -56,6 +58,8 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   provider_unavailable: as(503, 'provider_unavailable'),
   recipient_not_found: as(404, 'recipient_not_found'),
   transfer_already_completed: as(409, 'transfer_already_completed'),
+  unsupported_asset_chain: as(400, 'unsupported_asset_chain'),
+  invalid_session_state: as(400, 'invalid_session_state'),
   rpc_failed: as(503, 'provider_unavailable'),
   relayer_unavailable: as(503, 'provider_unavailable'),
   facilitator_unreachable: as(503, 'provider_unavailable'),

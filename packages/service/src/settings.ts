@@ -9,9 +9,27 @@ export type ServiceSettings = {
   allowLoopbackWebhooks: boolean
   /** Fee on x402 income credited to a merchant's balance, in basis points of the amount (half-up). */
   x402FeeBps: number
+  /** Payment sessions (docs/sessions.md): fees, lifetime and default fee payer. */
+  sessions: SessionSettings
+}
+
+/** Settings of payment sessions. */
+export type SessionSettings = {
+  /** Processing fee in basis points of the session's crypto amount (100 = 1 %). */
+  processingFeeBps: number
+  /** Lifetime of a session from its creation, in seconds. */
+  ttlSeconds: number
+  /** Who pays fees when a session does not say (`feePayer`). */
+  defaultFeePayer: 'merchant' | 'customer'
 }
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
 export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}): ServiceSettings {
-  return { publicBaseUrl: 'http://127.0.0.1:4020', allowLoopbackWebhooks: true, x402FeeBps: 50, ...overrides }
+  return {
+    publicBaseUrl: 'http://127.0.0.1:4020',
+    allowLoopbackWebhooks: true,
+    x402FeeBps: 50,
+    sessions: { processingFeeBps: 100, ttlSeconds: 3600, defaultFeePayer: 'merchant' },
+    ...overrides,
+  }
 }
