@@ -15,6 +15,7 @@ import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from '
 import { createRequestContext } from './http/request-context.js'
 import { validationHook } from './http/validation-hook.js'
 import { createPaymentRoutes } from './payments/routes.js'
+import { createSettlementRoutes } from './payments/settlement-routes.js'
 import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
@@ -91,6 +92,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createBalanceRoutes(deps))
   api.route('/', createX402Routes(deps, options.facilitator))
   api.route('/', createPaymentRoutes(deps))
+  api.route('/', createSettlementRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }
