@@ -1,7 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest'
 import { createApiKey } from '../auth/create-api-key.js'
-import { createIdGenerator, systemClock } from '../deps.js'
-import { createLogger } from '../http/create-logger.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails } from '../testing/fake-session-rails.js'
 import { createHarness, type Harness } from '../testing/harness.js'
@@ -63,14 +61,7 @@ describeEachDatabase('payment session routes', (getDb) => {
   }
 
   beforeAll(async () => {
-    const db = getDb()
-    const base = {
-      db,
-      clock: systemClock,
-      ids: createIdGenerator(),
-      logger: createLogger({ level: 'silent' }),
-    }
-    h = await createHarness(db, { rails: createFakeSessionRails(base) })
+    h = await createHarness(getDb(), { rails: createFakeSessionRails })
     legacyKey = (await createApiKey(h.deps, { merchantId: h.a.id, environment: 'test', format: 'legacy' }))
       .key
   })

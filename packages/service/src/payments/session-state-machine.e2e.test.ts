@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto'
 import { beforeAll, expect, test } from 'vitest'
 import { createApiKey } from '../auth/create-api-key.js'
 import { inTransaction } from '../db/in-transaction.js'
-import { createIdGenerator, systemClock } from '../deps.js'
-import { createLogger } from '../http/create-logger.js'
 import { merchantAccount } from '../ledger/chart-of-accounts.js'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { getAccountBalance } from '../ledger/get-balances.js'
@@ -28,15 +26,12 @@ describeEachDatabase('payment session state machine', (getDb) => {
   let legacyKey: string
 
   beforeAll(async () => {
-    const db = getDb()
-    const base = {
-      db,
-      clock: systemClock,
-      ids: createIdGenerator(),
-      logger: createLogger({ level: 'silent' }),
-    }
-    rails = createFakeSessionRails(base)
-    h = await createHarness(db, { rails })
+    h = await createHarness(getDb(), {
+      rails: (base) => {
+        rails = createFakeSessionRails(base)
+        return rails
+      },
+    })
     h.deps.clock = { now: () => new Date(Date.now() + offsetMs) }
     registerSessionHandlers(h.deps)
     legacyKey = (await createApiKey(h.deps, { merchantId: h.a.id, environment: 'test', format: 'legacy' }))

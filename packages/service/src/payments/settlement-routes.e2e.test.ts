@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto'
 import { beforeAll, expect, test } from 'vitest'
 import { createApiKey } from '../auth/create-api-key.js'
 import { inTransaction } from '../db/in-transaction.js'
-import { createIdGenerator, systemClock } from '../deps.js'
-import { createLogger } from '../http/create-logger.js'
 import type { IncomingTransfer } from '../rails/types.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails, type FakeSessionRails } from '../testing/fake-session-rails.js'
@@ -66,15 +64,12 @@ describeEachDatabase('settlement and transaction routes', (getDb) => {
   }
 
   beforeAll(async () => {
-    const db = getDb()
-    const base = {
-      db,
-      clock: systemClock,
-      ids: createIdGenerator(),
-      logger: createLogger({ level: 'silent' }),
-    }
-    rails = createFakeSessionRails(base)
-    h = await createHarness(db, { rails })
+    h = await createHarness(getDb(), {
+      rails: (base) => {
+        rails = createFakeSessionRails(base)
+        return rails
+      },
+    })
     registerSessionHandlers(h.deps)
     legacyKey = (await createApiKey(h.deps, { merchantId: h.a.id, environment: 'test', format: 'legacy' }))
       .key
