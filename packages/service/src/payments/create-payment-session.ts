@@ -6,7 +6,7 @@ import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
 import { enqueueJob } from '../jobs/enqueue-job.js'
 import { assertSessionUrl, parseFiatAmount } from './assert-session-input.js'
 import { expireSessionJob } from './expire-payment-session.js'
-import { lockSessionAddress } from './lock-session-address.js'
+import { allocateSessionAddress } from './lock-session-address.js'
 import { quoteSessionPayment, type SessionQuote } from './quote-session-payment.js'
 import type { CreatePaymentSessionBody } from './schemas.js'
 import type { SessionView } from './to-session-response.js'
@@ -58,10 +58,21 @@ export async function createPaymentSession(
           details: body.customer,
         })
       : null
-    let row = await trx
+    const id = deps.ids.create('pay')
+    // With everything known the address is allocated first so the row is written once, locked.
+    const locked =
+      quote && customer?.email
+        ? await allocateSessionAddress(trx, deps, {
+            sessionId: id,
+            merchantId: input.merchantId,
+            environment,
+            quote,
+          })
+        : {}
+    const row = await trx
       .insertInto('payment_sessions')
       .values({
-        id: deps.ids.create('pay'),
+        id,
         reference: deps.ids.create('ps'),
         merchant_id: input.merchantId,
         environment,
@@ -85,6 +96,7 @@ export async function createPaymentSession(
         expires_at: expiresAt,
         created_at: now,
         updated_at: now,
+        ...locked,
       })
       .returningAll()
       .executeTakeFirstOrThrow()
@@ -94,9 +106,6 @@ export async function createPaymentSession(
       runAt: expiresAt,
       key: row.id,
     })
-    if (quote && customer?.email) {
-      row = await lockSessionAddress(trx, deps, { row, quote, customerId: customer.id })
-    }
     return { row, customer }
   })
 }
@@ -108,6 +117,9 @@ function assertKnownAssetChain(
   asset: string | undefined,
   chain: string | undefined,
 ): void {
+  if (asset === undefined && chain === undefined) {
+    return
+  }
   const entries = deps.rails.chains.list(environment)
   const chainOk = chain === undefined || entries.some((e) => e.chain === chain)
   const symbol = asset?.toUpperCase()
