@@ -8,6 +8,7 @@ import {
   toErrorResponses,
   toListEnvelopeSchema,
 } from '../http/envelope.js'
+import { queryParam, textParam } from '../http/openapi-params.js'
 import { createPageMeta, DateRangeQuery, PageQuery } from '../http/pagination.js'
 import { validationHook } from '../http/validation-hook.js'
 import { chainNames } from '../reference/chains.js'
@@ -31,8 +32,6 @@ import { type SessionView, toSessionResponse } from './to-session-response.js'
 
 const tags = ['Payment sessions']
 const security = [{ ApiKey: [] }]
-const query = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description })
-const text = (max = 200) => z.string().min(1).max(max)
 const sessionResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: toEnvelopeSchema(AnyPaymentSession) } },
@@ -40,47 +39,52 @@ const sessionResponse = (description: string) => ({
 
 /** Filters of GET /payments (the spec gives their meaning; the names are ours, see docs/sessions.md). */
 export const PaymentSessionsQuery = PageQuery.extend({
-  search: text()
+  search: textParam()
     .optional()
-    .openapi(query('search', 'session reference, deposit address or transaction hash')),
-  invoiceId: text().optional().openapi(query('invoiceId', 'invoice reference')),
-  customerId: text().optional().openapi(query('customerId', 'customer id')),
-  pageReference: text().optional().openapi(query('pageReference', 'payment page reference')),
-  state: z.enum(['open', 'closed']).optional().openapi(query('state', 'session state')),
-  status: z.enum(paymentStatuses).optional().openapi(query('status', 'payment.status')),
-  asset: text(16).optional().openapi(query('asset', 'asset symbol, e.g. USDC')),
-  chain: z.enum(chainNames).optional().openapi(query('chain', 'blockchain')),
-  minAmount: z.string().optional().openapi(query('minAmount', 'minimum fiat amount, inclusive')),
-  maxAmount: z.string().optional().openapi(query('maxAmount', 'maximum fiat amount, inclusive')),
+    .openapi(queryParam('search', 'session reference, deposit address or transaction hash')),
+  invoiceId: textParam().optional().openapi(queryParam('invoiceId', 'invoice reference')),
+  customerId: textParam().optional().openapi(queryParam('customerId', 'customer id')),
+  pageReference: textParam().optional().openapi(queryParam('pageReference', 'payment page reference')),
+  state: z.enum(['open', 'closed']).optional().openapi(queryParam('state', 'session state')),
+  status: z.enum(paymentStatuses).optional().openapi(queryParam('status', 'payment.status')),
+  asset: textParam(16).optional().openapi(queryParam('asset', 'asset symbol, e.g. USDC')),
+  chain: z.enum(chainNames).optional().openapi(queryParam('chain', 'blockchain')),
+  minAmount: z.string().optional().openapi(queryParam('minAmount', 'minimum fiat amount, inclusive')),
+  maxAmount: z.string().optional().openapi(queryParam('maxAmount', 'maximum fiat amount, inclusive')),
   includeTransactions: QueryBoolean.optional().openapi(
-    query('includeTransactions', 'true adds `transactions` to each session'),
+    queryParam('includeTransactions', 'true adds `transactions` to each session'),
   ),
-  type: z.enum(['checkout']).optional().openapi(query('type', 'session type')),
-  currency: z.enum(sessionCurrencies).optional().openapi(query('currency', 'fiat currency')),
+  type: z.enum(['checkout']).optional().openapi(queryParam('type', 'session type')),
+  currency: z.enum(sessionCurrencies).optional().openapi(queryParam('currency', 'fiat currency')),
   isRefunded: QueryBoolean.optional().openapi(
-    query('isRefunded', 'true: refunded sessions only; false: the others'),
+    queryParam('isRefunded', 'true: refunded sessions only; false: the others'),
   ),
 }).extend(DateRangeQuery.shape)
 
 const ReferenceParams = z.object({
-  reference: text(100).openapi({ param: { name: 'reference', in: 'path' } }),
+  reference: textParam(100).openapi({ param: { name: 'reference', in: 'path' } }),
 })
 
 /** Query of GET /payments/estimate. */
 export const EstimateQuery = z.object({
-  amount: z.string().optional().openapi(query('amount', 'fiat amount (required without reference)')),
+  amount: z.string().optional().openapi(queryParam('amount', 'fiat amount (required without reference)')),
   currency: z
     .enum(sessionCurrencies)
     .optional()
-    .openapi(query('currency', 'fiat currency (required without reference)')),
-  asset: text(16).optional().openapi(query('asset', 'asset symbol (required without reference)')),
-  chain: z.enum(chainNames).optional().openapi(query('chain', 'blockchain (required without reference)')),
-  feePayer: z.enum(['merchant', 'customer']).optional().openapi(query('feePayer', 'who pays the fees')),
+    .openapi(queryParam('currency', 'fiat currency (required without reference)')),
+  asset: textParam(16).optional().openapi(queryParam('asset', 'asset symbol (required without reference)')),
+  chain: z
+    .enum(chainNames)
+    .optional()
+    .openapi(queryParam('chain', 'blockchain (required without reference)')),
+  feePayer: z.enum(['merchant', 'customer']).optional().openapi(queryParam('feePayer', 'who pays the fees')),
   settlementCurrency: z
     .enum(settlementCurrencies)
     .optional()
-    .openapi(query('settlementCurrency', 'settlement currency')),
-  reference: text(100).optional().openapi(query('reference', 'a session whose values fill the missing ones')),
+    .openapi(queryParam('settlementCurrency', 'settlement currency')),
+  reference: textParam(100)
+    .optional()
+    .openapi(queryParam('reference', 'a session whose values fill the missing ones')),
 })
 
 const listRoute = createRoute({
@@ -142,7 +146,7 @@ const getRoute = createRoute({
     params: ReferenceParams,
     query: z.object({
       includeTransactions: QueryBoolean.optional().openapi(
-        query('includeTransactions', 'true adds `transactions`'),
+        queryParam('includeTransactions', 'true adds `transactions`'),
       ),
     }),
   },

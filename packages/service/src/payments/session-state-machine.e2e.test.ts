@@ -122,8 +122,7 @@ describeEachDatabase('payment session state machine', (getDb) => {
     const session = await open()
     const before = await balance()
     const t = transfer(session, usdc(100))
-    await deliver(t)
-    await deliver(t)
+    await Promise.all([deliver(t), deliver(t), deliver(t)])
     let s = await read(session)
     expect(s).toMatchObject({
       state: 'open',

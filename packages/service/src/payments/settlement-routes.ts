@@ -9,6 +9,7 @@ import {
   toErrorResponses,
   toListEnvelopeSchema,
 } from '../http/envelope.js'
+import { queryParam, textParam } from '../http/openapi-params.js'
 import { createPageMeta, DateRangeQuery, PageQuery } from '../http/pagination.js'
 import { validationHook } from '../http/validation-hook.js'
 import { chainNames } from '../reference/chains.js'
@@ -18,8 +19,6 @@ import { BlockchainTransaction, Settlement, settlementCurrencies, transactionSta
 import { toTransactionResponse } from './to-session-response.js'
 
 const security = [{ ApiKey: [] }]
-const query = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description })
-const text = (max = 200) => z.string().min(1).max(max)
 const Entity = z.enum(['session', 'invoice'])
 
 const listSettlementsRoute = createRoute({
@@ -30,8 +29,11 @@ const listSettlementsRoute = createRoute({
   summary: 'Settlements of sessions, most recent first',
   request: {
     query: PageQuery.extend({
-      entity: Entity.optional().openapi(query('entity', 'session or invoice')),
-      currency: z.enum(settlementCurrencies).optional().openapi(query('currency', 'settlement currency')),
+      entity: Entity.optional().openapi(queryParam('entity', 'session or invoice')),
+      currency: z
+        .enum(settlementCurrencies)
+        .optional()
+        .openapi(queryParam('currency', 'settlement currency')),
     }),
   },
   responses: {
@@ -50,9 +52,9 @@ const getSettlementRoute = createRoute({
   security,
   summary: 'The settlement of one session (or invoice) by reference',
   request: {
-    params: z.object({ reference: text(100).openapi({ param: { name: 'reference', in: 'path' } }) }),
+    params: z.object({ reference: textParam(100).openapi({ param: { name: 'reference', in: 'path' } }) }),
     query: z.object({
-      entity: Entity.default('session').openapi(query('entity', 'session (default) or invoice')),
+      entity: Entity.default('session').openapi(queryParam('entity', 'session (default) or invoice')),
     }),
   },
   responses: {
@@ -66,12 +68,17 @@ const getSettlementRoute = createRoute({
 
 /** Filters of GET /transactions (spec names). */
 export const SessionTransactionsQuery = PageQuery.extend({
-  search: text().optional().openapi(query('search', 'transaction hash or asset')),
-  status: z.enum(transactionStatuses).optional().openapi(query('status', 'pending, confirmed or reverted')),
-  chain: z.enum(chainNames).optional().openapi(query('chain', 'blockchain')),
-  asset: text(16).optional().openapi(query('asset', 'asset symbol')),
-  sessionReference: text(100).optional().openapi(query('sessionReference', 'payment session reference')),
-  customerId: text(100).optional().openapi(query('customerId', 'customer of the session')),
+  search: textParam().optional().openapi(queryParam('search', 'transaction hash or asset')),
+  status: z
+    .enum(transactionStatuses)
+    .optional()
+    .openapi(queryParam('status', 'pending, confirmed or reverted')),
+  chain: z.enum(chainNames).optional().openapi(queryParam('chain', 'blockchain')),
+  asset: textParam(16).optional().openapi(queryParam('asset', 'asset symbol')),
+  sessionReference: textParam(100)
+    .optional()
+    .openapi(queryParam('sessionReference', 'payment session reference')),
+  customerId: textParam(100).optional().openapi(queryParam('customerId', 'customer of the session')),
 }).extend(DateRangeQuery.shape)
 
 const listTransactionsRoute = createRoute({
@@ -96,7 +103,9 @@ const getTransactionRoute = createRoute({
   tags: ['Blockchain transactions'],
   security,
   summary: 'One blockchain transaction of a session by hash',
-  request: { params: z.object({ txHash: text(200).openapi({ param: { name: 'txHash', in: 'path' } }) }) },
+  request: {
+    params: z.object({ txHash: textParam(200).openapi({ param: { name: 'txHash', in: 'path' } }) }),
+  },
   responses: {
     200: {
       description: 'The transaction',
