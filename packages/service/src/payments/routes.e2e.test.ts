@@ -129,7 +129,7 @@ describeEachDatabase('payment session routes', (getDb) => {
         amount: '100.000000',
         amountReceived: '0.000000',
         conversionRate: '1.00000000',
-        address: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+        address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
         gasFee: '0.019501',
       })
       expect(body.data.customer).toMatchObject({ email: 'ada@example.com', firstName: 'Ada' })

@@ -287,7 +287,7 @@ describeEachDatabase('payment session state machine', (getDb) => {
   test('behavior: a sender that fails screening fails the session and its funds wait in suspense', async () => {
     const session = await open()
     const before = await balance()
-    await seenThenConfirmed(transfer(session, usdc(100), { fromAddress: `0xbad${'0'.repeat(37)}` }))
+    await seenThenConfirmed(transfer(session, usdc(100), { fromAddress: `0x${'0'.repeat(36)}dEaD` }))
     const s = await read(session)
     expect(s).toMatchObject({ state: 'closed', payment: { status: 'failed' } })
     expect(s.transactions).toMatchObject([

@@ -1,20 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import { base58 } from '@scure/base'
 import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
-import type { KeyEnvironment } from '../http/app-env.js'
 import { createRails } from '../rails/create-rails.js'
-import type {
-  AddressPurpose,
-  ChainAsset,
-  ChainEntry,
-  Db,
-  DepositAddress,
-  IncomingTransfer,
-  IncomingTransferHandler,
-  Rails,
-} from '../rails/types.js'
-import { type ChainName, chainTable } from '../reference/chains.js'
+import type { AddressPurpose, Db, IncomingTransfer, IncomingTransferHandler, Rails } from '../rails/types.js'
 
 // Fixed sandbox-like rates (target units per source unit), used until the FX rail lands on main.
 const usdRates: Record<string, string> = {
@@ -33,52 +20,18 @@ export type FakeSessionRails = Rails & {
 }
 
 /**
- * Rails for session tests while the real chain and FX rails are being built: the reference chain
- * table as registry, in-memory deposit addresses, a fixed FX table and a screening that fails
- * addresses starting with `0xbad`. Everything else is the scaffold of `createRails`.
+ * Rails for session tests: the real chain registry, deposit addresses and screening of `createRails`
+ * (no node: nothing is watched), a fixed FX table so amounts can be checked to the last unit, and a
+ * `deliver` that hands a synthetic incoming transfer to the subscribers inside the caller's transaction.
  */
 export function createFakeSessionRails(
   base: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
 ): FakeSessionRails {
   const rails = createRails(base)
-  const entries = chainTable.map(toEntry)
-  const addresses = new Map<string, DepositAddress>()
   const handlers = new Map<AddressPurpose, IncomingTransferHandler[]>()
-  const list = (_environment: KeyEnvironment) => entries
   return {
     ...rails,
     handlers,
-    chains: {
-      list,
-      get: (_environment, chain) => entries.find((e) => e.chain === chain),
-      getByNetwork: (_environment, network) => entries.find((e) => e.network === network),
-      findAsset: (_environment, chain, symbol) =>
-        entries.find((e) => e.chain === chain)?.assets.find((a) => a.symbol === symbol),
-      isValidAddress: () => true,
-    },
-    addresses: {
-      allocate: async (_db, input) => {
-        const key = `${input.purpose}:${input.ownerId}:${input.chain}`
-        const existing = addresses.get(key)
-        if (existing) {
-          return existing
-        }
-        const entry = entries.find((e) => e.chain === input.chain)
-        const address: DepositAddress = {
-          id: base.ids.create('addr'),
-          ...input,
-          network: entry?.network ?? input.chain,
-          address:
-            entry?.family === 'solana'
-              ? base58.encode(randomBytes(32))
-              : `0x${randomBytes(20).toString('hex')}`,
-          createdAt: base.clock.now(),
-        }
-        addresses.set(key, address)
-        return address
-      },
-      find: async (_db, input) => [...addresses.values()].find((a) => a.address === input.address),
-    },
     incoming: {
       ...rails.incoming,
       subscribe: (purpose, handler) => {
@@ -91,14 +44,9 @@ export function createFakeSessionRails(
       },
     },
     fx: {
+      ...rails.fx,
       getRate: async (from, to) => ({ from, to, rate: getRate(from, to), at: base.clock.now() }),
       listRates: async () => [],
-      convert: () => {
-        throw new AppError('internal_error', { message: 'fake FX has no convert' })
-      },
-    },
-    screening: {
-      screen: async ({ address }) => (address.toLowerCase().startsWith('0xbad') ? 'failed' : 'passed'),
     },
     deliver: async (db, transfer) => {
       for (const handler of handlers.get(transfer.address.purpose) ?? []) {
@@ -128,40 +76,4 @@ function getRate(from: string, to: string): string {
 function toFixed(value: string): bigint {
   const [whole, fraction = ''] = value.split('.') as [string, string?]
   return BigInt(whole + fraction.padEnd(8, '0'))
-}
-
-function toEntry(info: (typeof chainTable)[number]): ChainEntry {
-  const tokens: ChainAsset[] = info.tokens.map((token) => ({
-    symbol: token.symbol,
-    kind: info.chain === 'solana' ? 'spl' : info.chain === 'tron' ? 'trc20' : 'erc20',
-    address: token.address,
-    decimals: token.decimals,
-    ledgerCurrency: token.symbol === 'USDC' || token.symbol === 'USDT' ? token.symbol : null,
-  }))
-  const family = familyOf(info.chain)
-  return {
-    chain: info.chain,
-    network: info.networkId,
-    family,
-    assets: [
-      {
-        symbol: info.native.symbol,
-        kind: 'native',
-        address: null,
-        decimals: info.native.decimals,
-        ledgerCurrency: null,
-      },
-      ...tokens,
-    ],
-    confirmations: info.confirmations.test,
-    hasNode: false,
-    explorerTxUrl: (txHash) => `https://explorer.invalid/${info.chain}/tx/${txHash}`,
-  }
-}
-
-function familyOf(chain: ChainName): ChainEntry['family'] {
-  if (chain === 'solana' || chain === 'bitcoin' || chain === 'tron' || chain === 'dogecoin') {
-    return chain
-  }
-  return 'evm'
 }
