@@ -3,8 +3,8 @@
 // job) and GET /api/v1/payments/reference/{reference}, p50/p99 at 32 concurrent clients, every
 // request with its own input (distinct amounts, customers, references). On PostgreSQL
 // (BENCH_DATABASE_URL, else TEST_DATABASE_URL; a private schema dropped afterwards), else PGlite.
-// The chain and FX rails are the session tests' fakes (in-memory addresses, fixed rates) until the
-// real rails land. Targets: p50 <= 15 ms, p99 <= 60 ms. Writes bench/results/payments.json.
+// The rails are the session tests' (the real registry, HD deposit addresses and screening, with the
+// fixed FX table); no chain node is involved. Targets: p50 <= 15 ms, p99 <= 60 ms. Writes bench/results/payments.json.
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
