@@ -14,6 +14,8 @@ import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
 import { validationHook } from './http/validation-hook.js'
+import { createPaymentRoutes } from './payments/routes.js'
+import { createSettlementRoutes } from './payments/settlement-routes.js'
 import { createPayoutRoutes } from './payouts/routes.js'
 import { subscribePayoutRails } from './payouts/submit-payout.js'
 import { createRecipientRoutes } from './recipients/routes.js'
@@ -95,6 +97,8 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createRecipientRoutes(deps))
   api.route('/', createPayoutRoutes(deps))
   subscribePayoutRails(deps)
+  api.route('/', createPaymentRoutes(deps))
+  api.route('/', createSettlementRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

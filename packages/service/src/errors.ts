@@ -27,6 +27,7 @@ declare module '@tollgate/core' {
     quote_already_used: RequestErrorContext
     duplicate_reference: RequestErrorContext
     otp_required: RequestErrorContext
+    invalid_session_state: RequestErrorContext
   }
 }
 
@@ -68,6 +69,7 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   quote_already_used: as(400, 'quote_already_used'),
   duplicate_reference: as(409, 'duplicate_reference'),
   otp_required: as(400, 'otp_required'),
+  invalid_session_state: as(400, 'invalid_session_state'),
   rpc_failed: as(503, 'provider_unavailable'),
   relayer_unavailable: as(503, 'provider_unavailable'),
   facilitator_unreachable: as(503, 'provider_unavailable'),

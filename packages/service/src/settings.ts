@@ -13,6 +13,18 @@ export type ServiceSettings = {
   x402FeeBps: number
   /** Payout fees, daily limit and timings (docs/payouts.md). */
   payouts: PayoutSettings
+  /** Payment sessions (docs/sessions.md): fees, lifetime and default fee payer. */
+  sessions: SessionSettings
+}
+
+/** Settings of payment sessions. */
+export type SessionSettings = {
+  /** Processing fee in basis points of the session's crypto amount (100 = 1 %). */
+  processingFeeBps: number
+  /** Lifetime of a session from its creation, in seconds. */
+  ttlSeconds: number
+  /** Who pays fees when a session does not say (`feePayer`). */
+  defaultFeePayer: 'merchant' | 'customer'
 }
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
@@ -22,6 +34,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     allowLoopbackWebhooks: true,
     x402FeeBps: 50,
     payouts: defaultPayoutSettings,
+    sessions: { processingFeeBps: 100, ttlSeconds: 3600, defaultFeePayer: 'merchant' },
     ...overrides,
   }
 }

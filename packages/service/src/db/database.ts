@@ -2,6 +2,7 @@ import type { CustomersTables } from './schema/customers.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
+import type { PaymentSessionsTables } from './schema/payment-sessions.js'
 import type { PayoutsTables } from './schema/payouts.js'
 import type { RailsChainTables } from './schema/rails-chain.js'
 import type { RailsFiatTables } from './schema/rails-fiat.js'
@@ -13,7 +14,8 @@ export interface Database
     LedgerTables,
     CustomersTables,
     JobsEventsTables,
+    PaymentSessionsTables,
+    PayoutsTables,
     RailsChainTables,
     RailsFiatTables,
-    X402Tables,
-    PayoutsTables {}
+    X402Tables {}

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 
-/** OpenAPI metadata of a query parameter: its name and a description. */
+/** OpenAPI metadata of a query parameter: `.openapi(queryParam('status', 'what it filters'))`. */
 export function queryParam(name: string, description: string) {
   return { param: { name, in: 'query' as const }, description }
 }
@@ -13,3 +13,7 @@ export const IdPathParams = z.object({
     .max(100)
     .openapi({ param: { name: 'id', in: 'path' } }),
 })
+/** A non-empty string parameter of at most `max` characters (ids, references, hashes, search text). */
+export function textParam(max = 200) {
+  return z.string().min(1).max(max)
+}

@@ -12,6 +12,7 @@ import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { createRateLimiter } from '../http/rate-limit.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { registerSessionHandlers } from '../payments/register-session-handlers.js'
 import { createRails } from '../rails/create-rails.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
@@ -120,6 +121,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
     stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
+    // Subscribed before the watchers start, so no report of a session's address is missed.
+    const unsubscribeSessions = registerSessionHandlers(deps)
+    stops.push(async () => unsubscribeSessions())
     await fundOperatingKeys(deps, devnet)
     await rails.start()
     stops.push(rails.stop)

@@ -5,6 +5,7 @@ import * as m0003 from './0003-customers.js'
 import * as m0004 from './0004-jobs-events.js'
 import * as m0006 from './0006-rails-chain.js'
 import * as m0007 from './0007-rails-fiat.js'
+import * as m0008 from './0008-payment-sessions.js'
 import * as m0009 from './0009-payouts.js'
 import * as m0011 from './0011-x402.js'
 
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0004-jobs-events': m0004,
   '0006-rails-chain': m0006,
   '0007-rails-fiat': m0007,
+  '0008-payment-sessions': m0008,
   '0009-payouts': m0009,
   '0011-x402': m0011,
 }

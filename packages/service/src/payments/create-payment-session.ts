@@ -1,0 +1,137 @@
+import { AppError } from '@tollgate/core'
+import { upsertCustomer } from '../customers/upsert-customer.js'
+import { inTransaction } from '../db/in-transaction.js'
+import type { Deps } from '../deps.js'
+import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
+import { enqueueJob } from '../jobs/enqueue-job.js'
+import { assertSessionUrl, parseFiatAmount } from './assert-session-input.js'
+import { expireSessionJob } from './expire-payment-session.js'
+import { allocateSessionAddress } from './lock-session-address.js'
+import { quoteSessionPayment, type SessionQuote } from './quote-session-payment.js'
+import type { CreatePaymentSessionBody } from './schemas.js'
+import type { SessionView } from './to-session-response.js'
+
+/** Input of {@link createPaymentSession}: the caller's key scope and format, and the request body. */
+export type CreatePaymentSessionInput = {
+  merchantId: string
+  environment: KeyEnvironment
+  format: ResponseFormat
+  body: CreatePaymentSessionBody
+}
+
+/**
+ * Creates an open payment session and queues its expiry. With asset, chain and a customer e-mail the
+ * deposit address is allocated and the rate locked at once; otherwise POST /payments/{reference}/address
+ * does it later. Nothing is written when the input is refused.
+ */
+export async function createPaymentSession(
+  deps: Deps,
+  input: CreatePaymentSessionInput,
+): Promise<SessionView> {
+  const { body, environment } = input
+  const amount = parseFiatAmount(body.amount)
+  for (const field of ['cancelUrl', 'successUrl', 'webhookUrl'] as const) {
+    assertSessionUrl(deps.settings, environment, field, body[field])
+  }
+  assertKnownAssetChain(deps, environment, body.asset, body.chain)
+  const feePayer = body.feePayer ?? deps.settings.sessions.defaultFeePayer
+  let quote: SessionQuote | undefined
+  if (body.asset !== undefined && body.chain !== undefined) {
+    // Priced before the transaction so a refused combination writes nothing and FX is not called under locks.
+    quote = await quoteSessionPayment(deps, {
+      environment,
+      amount,
+      currency: body.currency,
+      chain: body.chain,
+      asset: body.asset,
+      feePayer,
+      settlementCurrency: body.settlementCurrency ?? null,
+    })
+  }
+  const now = deps.clock.now()
+  const expiresAt = new Date(now.getTime() + deps.settings.sessions.ttlSeconds * 1000)
+  return inTransaction(deps.db, async (trx) => {
+    const customer = body.customer
+      ? await upsertCustomer(trx, deps, {
+          merchantId: input.merchantId,
+          environment,
+          details: body.customer,
+        })
+      : null
+    const id = deps.ids.create('pay')
+    // With everything known the address is allocated first so the row is written once, locked.
+    const locked =
+      quote && customer?.email
+        ? await allocateSessionAddress(trx, deps, {
+            sessionId: id,
+            merchantId: input.merchantId,
+            environment,
+            quote,
+          })
+        : {}
+    const row = await trx
+      .insertInto('payment_sessions')
+      .values({
+        id,
+        reference: deps.ids.create('ps'),
+        merchant_id: input.merchantId,
+        environment,
+        response_format: input.format,
+        title: body.title,
+        description: body.description ?? null,
+        amount,
+        currency: body.currency,
+        asset: quote?.asset.symbol ?? body.asset?.toUpperCase() ?? null,
+        chain: body.chain ?? null,
+        customer_id: customer?.id ?? null,
+        metadata: JSON.stringify(body.metadata ?? {}),
+        cancel_url: body.cancelUrl ?? null,
+        success_url: body.successUrl ?? null,
+        webhook_url: body.webhookUrl ?? null,
+        fee_payer: feePayer,
+        settlement_currency: body.settlementCurrency ?? null,
+        state: 'open',
+        payment_status: 'pending',
+        is_underpayment_accepted: body.isUnderpaymentAccepted ?? false,
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+        ...locked,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+    await enqueueJob(trx, deps, {
+      kind: expireSessionJob,
+      payload: { sessionId: row.id },
+      runAt: expiresAt,
+      key: row.id,
+    })
+    return { row, customer }
+  })
+}
+
+// An asset or chain given alone must still exist somewhere in the registry (checked fully once both are known).
+function assertKnownAssetChain(
+  deps: Pick<Deps, 'rails'>,
+  environment: KeyEnvironment,
+  asset: string | undefined,
+  chain: string | undefined,
+): void {
+  if (asset === undefined && chain === undefined) {
+    return
+  }
+  const entries = deps.rails.chains.list(environment)
+  const chainOk = chain === undefined || entries.some((e) => e.chain === chain)
+  const symbol = asset?.toUpperCase()
+  const assetOk =
+    symbol === undefined ||
+    entries.some(
+      (e) => (chain === undefined || e.chain === chain) && e.assets.some((a) => a.symbol === symbol),
+    )
+  if (!chainOk || !assetOk) {
+    throw new AppError('unsupported_asset_chain', {
+      message: `${asset ?? 'any asset'} on ${chain ?? 'any chain'} is not supported`,
+      context: { param: chainOk ? 'asset' : 'chain' },
+    })
+  }
+}

@@ -1,0 +1,62 @@
+import type { Deps } from '../deps.js'
+import type { KeyEnvironment } from '../http/app-env.js'
+import type { Db } from '../rails/types.js'
+import type { SessionQuote } from './quote-session-payment.js'
+import type { SessionRow } from './session-settlement.js'
+
+/**
+ * Allocates the deposit address of session `sessionId` in `db` (the caller's transaction) and returns
+ * the columns that lock the quote on its row: asset, chain, address, FX rate, fees, crypto amount, and
+ * the settlement currency and rate.
+ */
+export async function allocateSessionAddress(
+  db: Db,
+  deps: Pick<Deps, 'rails' | 'clock'>,
+  input: { sessionId: string; merchantId: string; environment: KeyEnvironment; quote: SessionQuote },
+) {
+  const { quote } = input
+  const address = await deps.rails.addresses.allocate(db, {
+    merchantId: input.merchantId,
+    environment: input.environment,
+    chain: quote.chain.chain,
+    purpose: 'session',
+    ownerId: input.sessionId,
+  })
+  return {
+    asset: quote.asset.symbol,
+    chain: quote.chain.chain,
+    network: quote.chain.network,
+    asset_decimals: quote.asset.decimals,
+    address: address.address,
+    address_id: address.id,
+    conversion_rate: quote.rate,
+    base_amount: quote.baseAmount,
+    processing_fee: quote.processingFee,
+    gas_fee: quote.gasFee,
+    crypto_amount: quote.cryptoAmount,
+    settles_in: quote.settlesIn,
+    settlement_rate: quote.settlementRate,
+    rate_locked_at: deps.clock.now(),
+  }
+}
+
+/** Allocates an existing session's address and locks its quote on the row (see {@link allocateSessionAddress}). */
+export async function lockSessionAddress(
+  db: Db,
+  deps: Pick<Deps, 'rails' | 'clock'>,
+  input: { row: SessionRow; quote: SessionQuote; customerId: string | null },
+): Promise<SessionRow> {
+  const { row } = input
+  const locked = await allocateSessionAddress(db, deps, {
+    sessionId: row.id,
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    quote: input.quote,
+  })
+  return db
+    .updateTable('payment_sessions')
+    .set({ ...locked, customer_id: input.customerId, updated_at: deps.clock.now() })
+    .where('id', '=', row.id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
