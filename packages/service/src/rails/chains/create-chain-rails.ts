@@ -13,6 +13,7 @@ import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc } from './json-rpc.js'
 import { createOperatingKeys } from './operating-keys.js'
+import { createSolanaWatcher } from './solana-watcher.js'
 import { startWatchLoop, type WatchLoop } from './watch-loop.js'
 
 /** Options of {@link createChainRails} (the chain part of `RailsOptions`). */
@@ -98,11 +99,14 @@ export function createChainRails(
       await sender.start()
       for (const entry of chains.list('test').concat(chains.list('live'))) {
         const network = options.networks?.[entry.network]
-        if (!network || entry.family !== 'evm') {
+        if (!network || (entry.family !== 'evm' && entry.family !== 'solana')) {
           continue
         }
         const rpc = createJsonRpc(network.rpcUrl, { network: entry.network })
-        const watcher = createEvmWatcher(deps, { entry, rpc, hub })
+        const watcher =
+          entry.family === 'evm'
+            ? createEvmWatcher(deps, { entry, rpc, hub })
+            : createSolanaWatcher(deps, { entry, rpc, hub })
         loops.push(
           startWatchLoop(watcher.poll, {
             intervalMs: options.pollIntervalMs ?? 1_000,

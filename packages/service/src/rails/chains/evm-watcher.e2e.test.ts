@@ -30,7 +30,7 @@ afterAll(async () => {
   await devnet?.stop()
 })
 
-describeEachDatabase('createEvmWatcher on the devnet', (getDb) => {
+describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
   let h: Harness
   let entry: ChainEntry
   const hub = createIncomingHub()
@@ -95,7 +95,10 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb) => {
       throw new Error('no base entry')
     }
     entry = base
-    addresses = createDepositAddresses(h.deps, { seed: new Uint8Array(64).fill(3), chains })
+    addresses = createDepositAddresses(h.deps, {
+      seed: new Uint8Array(64).fill(engine === 'pglite' ? 3 : 4),
+      chains,
+    })
     hub.subscribe('session', async (_db, transfer) => {
       delivered.push(transfer)
     })
