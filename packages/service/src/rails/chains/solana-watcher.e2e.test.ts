@@ -1,27 +1,14 @@
-import {
-  AccountRole,
-  type Address,
-  appendTransactionMessageInstruction,
-  createKeyPairSignerFromBytes,
-  createTransactionMessage,
-  getBase58Encoder,
-  getBase64EncodedWireTransaction,
-  type Instruction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit'
 import { type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
+import { sendLamports, sendSplTransfer } from '../../testing/send-solana-transfer.js'
 import type { ChainEntry, IncomingTransfer } from '../types.js'
 import { createChainRegistry } from './create-chain-registry.js'
 import { createDepositAddresses } from './create-deposit-addresses.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
-import { createSolanaWatcher, getAssociatedTokenAccount } from './solana-watcher.js'
+import { createSolanaWatcher } from './solana-watcher.js'
 
 let devnet: LocalDevnet
 beforeAll(async () => {
@@ -30,39 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await devnet?.stop()
 })
-
-const u64 = (value: bigint) => {
-  const bytes = new Uint8Array(8)
-  new DataView(bytes.buffer).setBigUint64(0, value, true)
-  return bytes
-}
-
-// A payer-signed SPL TransferChecked (instruction 12) or System transfer (instruction 2), sent to the devnet.
-async function send(
-  rpc: JsonRpc,
-  secret: string,
-  instruction: (payer: Address) => Instruction,
-): Promise<string> {
-  const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(secret))
-  const { value } = (await rpc.request('getLatestBlockhash', [])) as {
-    value: { blockhash: string; lastValidBlockHeight: number }
-  }
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(signer, m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: value.blockhash as never, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) },
-        m,
-      ),
-    (m) => appendTransactionMessageInstruction(instruction(signer.address), m),
-  )
-  const signed = await signTransactionMessageWithSigners(message)
-  return (await rpc.request('sendTransaction', [
-    getBase64EncodedWireTransaction(signed),
-    { encoding: 'base64' },
-  ])) as string
-}
 
 describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
   let h: Harness
@@ -106,28 +60,20 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     if (!payer || !usdc?.address) {
       throw new Error('no payer or USDC')
     }
-    const from = await getAssociatedTokenAccount(payer.address, usdc)
-    const to = await getAssociatedTokenAccount(owner.address, usdc)
     const payUsdc = (amount: bigint) =>
-      send(rpc, payer.privateKey, (authority) => ({
-        programAddress: usdc.tokenProgram as Address,
-        accounts: [
-          { address: from as Address, role: AccountRole.WRITABLE },
-          { address: usdc.address as Address, role: AccountRole.READONLY },
-          { address: to as Address, role: AccountRole.WRITABLE },
-          { address: authority, role: AccountRole.READONLY_SIGNER },
-        ],
-        data: new Uint8Array([12, ...u64(amount), usdc.decimals]),
-      }))
+      sendSplTransfer(rpc, {
+        secret: payer.privateKey,
+        payer: payer.address,
+        owner: owner.address,
+        asset: usdc,
+        amount,
+      })
     const tokenTx = await payUsdc(2_500_000n)
-    const nativeTx = await send(rpc, payer.privateKey, (source) => ({
-      programAddress: '11111111111111111111111111111111' as Address,
-      accounts: [
-        { address: source, role: AccountRole.WRITABLE_SIGNER },
-        { address: owner.address as Address, role: AccountRole.WRITABLE },
-      ],
-      data: new Uint8Array([2, 0, 0, 0, ...u64(5_000_000n)]),
-    }))
+    const nativeTx = await sendLamports(rpc, {
+      secret: payer.privateKey,
+      to: owner.address,
+      lamports: 5_000_000n,
+    })
     expect(await watcher.poll()).toMatchObject({ changed: 2, found: 2, recorded: 2 })
     expect(statusesOf(tokenTx)).toEqual(['seen'])
     expect(delivered.find((t) => t.txHash === tokenTx)).toMatchObject({
