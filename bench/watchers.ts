@@ -15,14 +15,7 @@ import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { getAddressDecoder } from '@solana/kit'
-import {
-  DEFAULT_EVM_NETWORKS,
-  type LocalDevnet,
-  SOLANA_DEVNET_NETWORK,
-  startDevnet,
-  toViemChain,
-  usdcLikeAbi,
-} from '@tollgate/devnet'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
 import {
   type ChainEntry,
   createChainRegistry,
@@ -37,8 +30,8 @@ import {
   openDatabase,
   systemClock,
 } from '@tollgate/service'
-import { type Address, createPublicClient, createWalletClient, getAddress, type Hash, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { getAddress } from 'viem'
+import { createDevnetPayer } from '../packages/service/src/testing/devnet-payer.js'
 import { sendSplTransfer } from '../packages/service/src/testing/send-solana-transfer.js'
 
 const BASE = 'eip155:84532'
@@ -181,36 +174,18 @@ async function measure(deps: WatcherDeps, merchantId: string, subject: Subject, 
 }
 
 function evmSubject(devnet: LocalDevnet, deps: WatcherDeps): Subject {
-  const network = devnet.networks[BASE]
-  const wallet = devnet.wallets.find((w) => w.network === BASE && w.role === 'payer')
   const entry = createChainRegistry({ networks: devnet.networks }).get('test', 'base')
-  if (!network || !wallet || !entry) {
+  if (!entry) {
     throw new Error('devnet without Base')
   }
-  const chain = toViemChain(network)
-  const payer = createWalletClient({
-    account: privateKeyToAccount(wallet.privateKey as Hash),
-    chain,
-    transport: http(),
-  })
-  const reader = createPublicClient({ chain, transport: http(), pollingInterval: 10 })
-  const usdc = network.assets.USDC?.address as Address
+  const payer = createDevnetPayer(devnet, BASE)
   const randomAddress = () => getAddress(`0x${randomBytes(20).toString('hex')}`)
   return {
     name: 'evm',
     entry,
     randomAddress,
     payees: Array.from({ length: 5 }, randomAddress),
-    pay: async (to) => {
-      const hash = await payer.writeContract({
-        address: usdc,
-        abi: usdcLikeAbi,
-        functionName: 'transfer',
-        args: [to as Address, 1n],
-      })
-      await reader.waitForTransactionReceipt({ hash })
-      return hash
-    },
+    pay: (to) => payer.payToken('USDC', to, 1n),
     createWatcher: (rpcUrl, onCall, hub) =>
       createEvmWatcher(deps, {
         entry,

@@ -1,13 +1,8 @@
-import {
-  DEFAULT_EVM_NETWORKS,
-  type LocalDevnet,
-  startDevnet,
-  toViemChain,
-  usdcLikeAbi,
-} from '@tollgate/devnet'
-import { type Address, createPublicClient, createWalletClient, type Hash, http } from 'viem'
-import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
+import { type Address, createPublicClient, http } from 'viem'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createDevnetPayer } from '../../testing/devnet-payer.js'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
 import { createRails } from '../create-rails.js'
@@ -230,22 +225,7 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
       purpose: 'deposit',
       ownerId: `dep_sweep_${engine}`,
     })
-    const network = devnet.networks[BASE]
-    const payer = devnet.wallets.find((w) => w.network === BASE && w.role === 'payer')
-    if (!network || !payer) {
-      throw new Error('no payer')
-    }
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(payer.privateKey as Hash),
-      chain: toViemChain(network),
-      transport: http(),
-    })
-    await wallet.writeContract({
-      address: usdc() as Address,
-      abi: usdcLikeAbi,
-      functionName: 'transfer',
-      args: [address.address as Address, 3_000_000n],
-    })
+    await createDevnetPayer(devnet, BASE).payToken('USDC', address.address, 3_000_000n)
     for (let i = 0; i < 200 && confirmed.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 50))
     }
