@@ -1,4 +1,10 @@
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
+import {
+  DEFAULT_EVM_NETWORKS,
+  type LocalDevnet,
+  SOLANA_DEVNET_NETWORK,
+  startDevnet,
+  usdcLikeAbi,
+} from '@tollgate/devnet'
 import { type Address, createPublicClient, http } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -192,6 +198,20 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
         idempotencyKey: 'bad_to',
       }),
     ).rejects.toMatchObject({ code: 'validation_error' })
+    // Solana with a node: outbound sends are not built, and never simulated (this instance never starts).
+    const withSolana = createRails(h.deps, {
+      networks: { [SOLANA_DEVNET_NETWORK]: { rpcUrl: 'http://127.0.0.1:9' } },
+    })
+    await expect(
+      withSolana.crypto.send({
+        environment: 'test',
+        chain: 'solana',
+        asset: 'USDC',
+        to: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        amount: 5n,
+        idempotencyKey: 'solana',
+      }),
+    ).rejects.toMatchObject({ code: 'provider_unavailable' })
     await expect(
       rails.crypto.send({
         environment: 'live',
@@ -206,7 +226,7 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
       await h.deps.db
         .selectFrom('crypto_sends')
         .select('id')
-        .where('idempotency_key', 'in', ['bad_to', 'live'])
+        .where('idempotency_key', 'in', ['bad_to', 'live', 'solana'])
         .execute(),
     ).toEqual([])
   })

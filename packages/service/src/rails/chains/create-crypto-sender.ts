@@ -245,6 +245,12 @@ export function createCryptoSender(
       if (!entry.hasNode && input.environment === 'live') {
         throw new AppError('provider_unavailable', { message: `no node configured for ${input.chain}` })
       }
+      // A chain with a node but no sender here (Solana: not built yet) must never fall back to simulation.
+      if (entry.hasNode && !options.evm(entry.network)) {
+        throw new AppError('provider_unavailable', {
+          message: `outbound sends on ${input.chain} are not built yet`,
+        })
+      }
       return claim({ ...input, network: entry.network, asset: asset.symbol, sourceAddressId: null })
     },
     sweep: async (transferId) => {
