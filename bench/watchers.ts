@@ -1,10 +1,12 @@
 // Chain watcher benchmark, written to bench/results/watchers.json. For 10, 1,000 and 10,000
-// watched addresses on one devnet chain (PGlite database):
-// 1. RPC requests per new block: polls after each mined block that holds a transfer to a watched
-//    address, counting every JSON-RPC method call the watcher makes (target: constant in N on EVM).
-// 2. Block-to-seen latency: the watcher runs its loop (BENCH_POLL_MS, default 250 as in the
-//    sandbox); time from the transfer's block being mined (automine: when the send returns) to the
-//    *seen* delivery, p50 and p95 over BENCH_SAMPLES transfers (default 20).
+// watched addresses on one devnet chain of each family (EVM: anvil with Base Sepolia's id;
+// Solana: LiteSVM), PGlite database:
+// 1. RPC requests per poll: after a block holding one transfer to a watched address, and idle
+//    (nothing new), counting every JSON-RPC method the watcher calls. Targets: constant in N on
+//    EVM; at most ceil(accounts/100) + 1 per idle poll on Solana (accounts = addresses x (SOL + USDC)).
+// 2. Block-to-seen latency: the watcher polls in a loop (BENCH_POLL_MS, default 250 as in the
+//    sandbox); time from the transfer's block (the send returning; both devnets produce the block
+//    on the transaction) to its *seen* delivery, p50 and p95 over BENCH_SAMPLES (default 20).
 // 3. Watcher memory at 10,000 addresses: heap growth after loading the watched set (after GC).
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -12,8 +14,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { DEFAULT_EVM_NETWORKS, startDevnet, toViemChain, usdcLikeAbi } from '@tollgate/devnet'
+import { getAddressDecoder } from '@solana/kit'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
 import {
+  type ChainEntry,
   createChainRegistry,
   createEvmWatcher,
   createIdGenerator,
@@ -21,11 +25,14 @@ import {
   createJsonRpc,
   createLogger,
   createMerchant,
+  createSolanaWatcher,
+  type Deps,
   openDatabase,
   systemClock,
 } from '@tollgate/service'
-import { type Address, createPublicClient, createWalletClient, getAddress, type Hash, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { getAddress } from 'viem'
+import { createDevnetPayer } from '../packages/service/src/testing/devnet-payer.js'
+import { sendSplTransfer } from '../packages/service/src/testing/send-solana-transfer.js'
 
 const BASE = 'eip155:84532'
 const sizes = [10, 1_000, 10_000]
@@ -40,80 +47,53 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length
 
-const devnet = await startDevnet({
-  solana: false,
-  evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
-})
-const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-bench-watchers-'))
-const opened = await openDatabase({ dataDir })
-try {
-  const network = devnet.networks[BASE]
-  const wallet = devnet.wallets.find((w) => w.network === BASE && w.role === 'payer')
-  if (!network || !wallet) {
-    throw new Error('devnet without Base')
-  }
-  const deps = {
-    db: opened.db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
-  }
-  const merchant = await createMerchant(deps, { name: 'bench watchers' })
-  const entry = createChainRegistry({ networks: devnet.networks }).get('test', 'base')
-  if (!entry) {
-    throw new Error('no base entry')
-  }
-  const payer = createWalletClient({
-    account: privateKeyToAccount(wallet.privateKey as Hash),
-    chain: toViemChain(network),
-    transport: http(),
-  })
-  const usdc = network.assets.USDC?.address as Address
-  const reader = createPublicClient({ chain: toViemChain(network), transport: http(), pollingInterval: 20 })
-  const pay = (to: string) =>
-    payer.writeContract({
-      address: usdc,
-      abi: usdcLikeAbi,
-      functionName: 'transfer',
-      args: [to as Address, 1n],
-    })
+type WatcherDeps = Pick<Deps, 'db' | 'ids' | 'clock' | 'logger'>
 
+/** One chain under test: how to make a random watched address, pay one of the payees, build a watcher. */
+type Subject = {
+  name: string
+  entry: ChainEntry
+  randomAddress(): string
+  /** Addresses the benchmark can pay (real keys), already in the watched set. */
+  payees: string[]
+  /** Sends one transfer; resolves once its block exists. */
+  pay(to: string): Promise<string>
+  createWatcher(
+    rpcUrl: string,
+    onCall: () => void,
+    hub: ReturnType<typeof createIncomingHub>,
+  ): { poll(): Promise<unknown> }
+}
+
+async function measure(deps: WatcherDeps, merchantId: string, subject: Subject, rpcUrl: string) {
   let inserted = 0
-  const watchedAddresses: string[] = []
-  const addAddresses = async (count: number) => {
-    for (let done = 0; done < count; done += 1_000) {
-      const rows = Array.from({ length: Math.min(1_000, count - done) }, () => {
+  const insert = async (addresses: string[]) => {
+    for (let done = 0; done < addresses.length; done += 1_000) {
+      const rows = addresses.slice(done, done + 1_000).map((address) => {
         inserted += 1
-        const address = getAddress(`0x${randomBytes(20).toString('hex')}`)
-        watchedAddresses.push(address)
         return {
           id: deps.ids.create('addr'),
-          merchant_id: merchant.id,
+          merchant_id: merchantId,
           environment: 'test' as const,
-          chain: 'base',
-          network: BASE,
+          chain: subject.entry.chain,
+          network: subject.entry.network,
           address,
           purpose: 'session' as const,
-          owner_id: `bench_${inserted}`,
+          owner_id: `bench_${subject.name}_${inserted}`,
           derivation_path: 'bench',
           created_at: new Date(),
         }
       })
-      await opened.db.insertInto('deposit_addresses').values(rows).execute()
+      await deps.db.insertInto('deposit_addresses').values(rows).execute()
     }
   }
-
+  await insert(subject.payees)
   const results = []
   for (const size of sizes) {
-    await addAddresses(size - inserted)
+    await insert(Array.from({ length: size - inserted }, () => subject.randomAddress()))
     let calls = 0
-    const counted = createJsonRpc(network.rpcUrl, {
-      network: BASE,
-      onRequest: () => {
-        calls += 1
-      },
-    })
     const hub = createIncomingHub()
     const seenAt = new Map<string, number>()
     hub.subscribe('session', async (_db, transfer) => {
@@ -123,28 +103,35 @@ try {
     })
     gc()
     const heapBefore = process.memoryUsage().heapUsed
-    const watcher = createEvmWatcher(deps, { entry, rpc: counted, hub })
+    const watcher = subject.createWatcher(
+      rpcUrl,
+      () => {
+        calls += 1
+      },
+      hub,
+    )
     await watcher.poll()
     gc()
     const heapBytes = process.memoryUsage().heapUsed - heapBefore
+    const payee = () => subject.payees[Math.floor(Math.random() * subject.payees.length)] ?? ''
 
-    // 1. Requests per new block (each block holds one transfer to a random watched address).
-    const perBlock: number[] = []
+    const perTransfer: number[] = []
     for (let i = 0; i < blocksPerSize; i++) {
-      const hash = await pay(watchedAddresses[Math.floor(Math.random() * watchedAddresses.length)] ?? '')
-      await reader.waitForTransactionReceipt({ hash })
+      const hash = await subject.pay(payee())
       calls = 0
-      const result = await watcher.poll()
-      if (result.scanned !== 1 || result.recorded !== 1) {
-        throw new Error(`poll scanned ${result.scanned} blocks and recorded ${result.recorded}`)
+      await watcher.poll()
+      if (!seenAt.has(hash)) {
+        throw new Error(`${subject.name}: a poll after the block did not see ${hash}`)
       }
-      perBlock.push(calls)
+      perTransfer.push(calls)
     }
-    calls = 0
-    await watcher.poll()
-    const idleCalls = calls
+    const idle: number[] = []
+    for (let i = 0; i < 3; i++) {
+      calls = 0
+      await watcher.poll()
+      idle.push(calls)
+    }
 
-    // 2. Block-to-seen latency with the watcher's loop running.
     let running = true
     const loop = (async () => {
       while (running) {
@@ -155,7 +142,7 @@ try {
     const latencies: number[] = []
     for (let i = 0; i < samples; i++) {
       await sleep(Math.random() * pollMs)
-      const hash = await pay(watchedAddresses[Math.floor(Math.random() * watchedAddresses.length)] ?? '')
+      const hash = await subject.pay(payee())
       const minedAt = performance.now()
       while (!seenAt.has(hash)) {
         await sleep(5)
@@ -165,13 +152,14 @@ try {
     running = false
     await loop
     const row = {
+      chain: subject.name,
       watchedAddresses: size,
-      rpcCallsPerBlock: {
-        min: Math.min(...perBlock),
-        max: Math.max(...perBlock),
-        mean: perBlock.reduce((a, b) => a + b, 0) / perBlock.length,
+      rpcCallsPerPollWithOneTransfer: {
+        min: Math.min(...perTransfer),
+        max: Math.max(...perTransfer),
+        mean: mean(perTransfer),
       },
-      rpcCallsIdlePoll: idleCalls,
+      rpcCallsPerIdlePoll: Math.max(...idle),
       latencyMs: {
         p50: Math.round(percentile(latencies, 50)),
         p95: Math.round(percentile(latencies, 95)),
@@ -182,7 +170,89 @@ try {
     console.log(JSON.stringify(row))
     results.push(row)
   }
-  const out = { chain: 'evm (anvil, Base Sepolia id)', date: new Date().toISOString(), results }
+  return results
+}
+
+function evmSubject(devnet: LocalDevnet, deps: WatcherDeps): Subject {
+  const entry = createChainRegistry({ networks: devnet.networks }).get('test', 'base')
+  if (!entry) {
+    throw new Error('devnet without Base')
+  }
+  const payer = createDevnetPayer(devnet, BASE)
+  const randomAddress = () => getAddress(`0x${randomBytes(20).toString('hex')}`)
+  return {
+    name: 'evm',
+    entry,
+    randomAddress,
+    payees: Array.from({ length: 5 }, randomAddress),
+    pay: (to) => payer.payToken('USDC', to, 1n),
+    createWatcher: (rpcUrl, onCall, hub) =>
+      createEvmWatcher(deps, {
+        entry,
+        hub,
+        rpc: createJsonRpc(rpcUrl, { network: BASE, onRequest: onCall }),
+      }),
+  }
+}
+
+async function solanaSubject(devnet: LocalDevnet, deps: WatcherDeps): Promise<Subject> {
+  const network = devnet.networks[SOLANA_DEVNET_NETWORK]
+  const wallet = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+  const entry = createChainRegistry({ networks: devnet.networks }).get('test', 'solana')
+  const usdc = entry?.assets.find((a) => a.symbol === 'USDC')
+  if (!network || !wallet || !entry || !usdc) {
+    throw new Error('devnet without Solana USDC')
+  }
+  const randomAddress = () => getAddressDecoder().decode(randomBytes(32))
+  const payees = Array.from({ length: 5 }, randomAddress)
+  for (const payee of payees) {
+    // Their USDC accounts exist (empty) before they are watched.
+    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: payee, asset: 'USDC', amount: 0n })
+  }
+  const rpc = createJsonRpc(network.rpcUrl, { network: SOLANA_DEVNET_NETWORK })
+  return {
+    name: 'solana',
+    entry,
+    randomAddress,
+    payees,
+    pay: (to) =>
+      sendSplTransfer(rpc, {
+        secret: wallet.privateKey,
+        payer: wallet.address,
+        owner: to,
+        asset: usdc,
+        amount: 1n,
+      }),
+    createWatcher: (rpcUrl, onCall, hub) =>
+      createSolanaWatcher(deps, {
+        entry,
+        hub,
+        rpc: createJsonRpc(rpcUrl, { network: SOLANA_DEVNET_NETWORK, onRequest: onCall }),
+      }),
+  }
+}
+
+const devnet = await startDevnet({
+  evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+})
+const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-bench-watchers-'))
+const opened = await openDatabase({ dataDir })
+try {
+  const deps = {
+    db: opened.db,
+    clock: systemClock,
+    ids: createIdGenerator(),
+    logger: createLogger({ level: 'silent' }),
+  }
+  const merchant = await createMerchant(deps, { name: 'bench watchers' })
+  const evm = await measure(deps, merchant.id, evmSubject(devnet, deps), devnet.networks[BASE]?.rpcUrl ?? '')
+  const solana = await measure(
+    deps,
+    merchant.id,
+    await solanaSubject(devnet, deps),
+    devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '',
+  )
+  const out = { date: new Date().toISOString(), pollMs, samples, results: [...evm, ...solana] }
   await mkdir(new URL('./results/', import.meta.url), { recursive: true })
   await writeFile(new URL('./results/watchers.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`)
 } finally {

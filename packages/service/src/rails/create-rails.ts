@@ -11,7 +11,7 @@ import type { Rails } from './types.js'
  * `incoming.simulate` (the default in tests).
  */
 export type RailsOptions = ChainRailsOptions & {
-  /** Sandbox bank / mobile-money providers (callback delay); see docs/rails.md. */
+  /** Sandbox bank / mobile-money providers (callback delay); see docs/rails-fiat.md. */
   fiat?: SandboxFiatOptions
 }
 

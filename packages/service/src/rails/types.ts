@@ -185,6 +185,12 @@ export type CryptoSender = {
     environment: KeyEnvironment,
     chain: ChainName,
   ): { address: string; feePayers: string[] } | undefined
+  /**
+   * Moves a confirmed incoming transfer from its deposit address to the treasury (a send with the
+   * idempotency key `sweep:<transfer id>`, so once); undefined when the transfer cannot be swept
+   * (not confirmed, chain without a node, or an asset whose sweep is not built: see docs/rails.md).
+   */
+  sweep(incomingTransferId: string): Promise<CryptoSend | undefined>
 }
 
 /** An NGN bank of GET /recipients/banks. */

@@ -64,6 +64,8 @@ const statements = [
     network text not null,
     asset text not null,
     to_address text not null,
+    -- A sweep's deposit address (its key signs); null for a send from the treasury.
+    source_address_id text references deposit_addresses (id),
     amount numeric(78, 0) not null check (amount > 0),
     status text not null check (status in ('pending', 'confirmed', 'failed')),
     -- Every hash broadcast for this send (replacements included), recorded before each broadcast.

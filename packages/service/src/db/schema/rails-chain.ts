@@ -66,6 +66,7 @@ export interface CryptoSendsTable {
   network: string
   asset: string
   to_address: string
+  source_address_id: ColumnType<string | null, string | null | undefined, string | null>
   amount: Numeric
   status: 'pending' | 'confirmed' | 'failed'
   tx_hashes: ColumnType<string[], string | undefined, string>

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { hexToBytes } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { Deps } from '../../deps.js'
 import type { KeyEnvironment } from '../../http/app-env.js'
+import { enqueueJob } from '../../jobs/enqueue-job.js'
 import type { ChainName } from '../../reference/chains.js'
 import type { CryptoSender, Rails } from '../types.js'
 import { createChainRegistry, type RailsNetwork } from './create-chain-registry.js'
@@ -9,10 +11,13 @@ import { createCryptoSender } from './create-crypto-sender.js'
 import { createDepositAddresses } from './create-deposit-addresses.js'
 import { createEvmTransferSender, type EvmTransferSender } from './create-evm-transfer-sender.js'
 import { createIncomingTransfers } from './create-incoming-transfers.js'
+import { deriveSecp256k1Key } from './derive-deposit-key.js'
 import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc } from './json-rpc.js'
 import { createOperatingKeys } from './operating-keys.js'
+import { sweepJobKind } from './run-sweep-job.js'
+import { createSolanaWatcher } from './solana-watcher.js'
 import { startWatchLoop, type WatchLoop } from './watch-loop.js'
 
 /** Options of {@link createChainRails} (the chain part of `RailsOptions`). */
@@ -69,11 +74,37 @@ export function createChainRails(
     }
     return sender
   }
-  const sender = createCryptoSender(deps, { chains, evm: evmSender })
+  const treasuryOf = (environment: KeyEnvironment, chain: ChainName) =>
+    chains.get(environment, chain)?.family === 'evm'
+      ? operatingKeys.evm(environment).treasury.address
+      : undefined
+  const depositKeyOf = async (addressId: string) => {
+    const row = await deps.db
+      .selectFrom('deposit_addresses')
+      .select('derivation_path')
+      .where('id', '=', addressId)
+      .executeTakeFirstOrThrow()
+    return privateKeyToAccount(deriveSecp256k1Key(seed, row.derivation_path))
+  }
+  const sender = createCryptoSender(deps, { chains, evm: evmSender, treasuryOf, depositKeyOf })
+  // A confirmed transfer that can be swept gets its sweep job in the transaction that confirms it.
+  for (const purpose of ['session', 'deposit', 'x402'] as const) {
+    hub.subscribe(purpose, async (db, transfer) => {
+      const asset = chains.findAsset(transfer.environment, transfer.chain, transfer.asset)
+      if (transfer.status === 'confirmed' && asset?.eip712 && evmSender(transfer.network)) {
+        await enqueueJob(db, deps, {
+          kind: sweepJobKind,
+          payload: { transferId: transfer.id },
+          key: transfer.id,
+        })
+      }
+    })
+  }
   const crypto: CryptoSender = {
     send: sender.send,
     get: sender.get,
     onSettled: sender.onSettled,
+    sweep: sender.sweep,
     getTreasury: (environment, chain) => {
       const entry = chains.get(environment, chain)
       if (entry?.family !== 'evm') {
@@ -98,11 +129,14 @@ export function createChainRails(
       await sender.start()
       for (const entry of chains.list('test').concat(chains.list('live'))) {
         const network = options.networks?.[entry.network]
-        if (!network || entry.family !== 'evm') {
+        if (!network || (entry.family !== 'evm' && entry.family !== 'solana')) {
           continue
         }
         const rpc = createJsonRpc(network.rpcUrl, { network: entry.network })
-        const watcher = createEvmWatcher(deps, { entry, rpc, hub })
+        const watcher =
+          entry.family === 'evm'
+            ? createEvmWatcher(deps, { entry, rpc, hub })
+            : createSolanaWatcher(deps, { entry, rpc, hub })
         loops.push(
           startWatchLoop(watcher.poll, {
             intervalMs: options.pollIntervalMs ?? 1_000,

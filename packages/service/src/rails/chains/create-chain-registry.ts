@@ -9,7 +9,13 @@ export type RailsNetwork = {
   rpcUrl: string
   assets?: Record<
     string,
-    { symbol: string; address: string; decimals: number; eip712?: ChainToken['eip712'] | undefined }
+    {
+      symbol: string
+      address: string
+      decimals: number
+      eip712?: ChainToken['eip712'] | undefined
+      tokenProgram?: string | undefined
+    }
   >
 }
 
@@ -21,9 +27,12 @@ export type ChainRegistryOptions = {
   confirmations?: Partial<Record<KeyEnvironment, Partial<Record<ChainName, number>>>>
 }
 
+/** The SPL Token program; Token-2022 mints name their program in the network's assets. */
+const splTokenProgram = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+
 const tokenKind = { evm: 'erc20', solana: 'spl', tron: 'trc20' } as const
 
-function toAsset(info: ChainInfo, token: ChainToken): ChainAsset {
+function toAsset(info: ChainInfo, token: ChainToken, programs: Map<string, string>): ChainAsset {
   const kind =
     info.family === 'evm' || info.family === 'solana' || info.family === 'tron'
       ? tokenKind[info.family]
@@ -35,6 +44,7 @@ function toAsset(info: ChainInfo, token: ChainToken): ChainAsset {
     decimals: token.decimals,
     ledgerCurrency: isLedgerCurrency(token.symbol) ? token.symbol : null,
     ...(token.eip712 ? { eip712: token.eip712 } : {}),
+    ...(kind === 'spl' ? { tokenProgram: programs.get(token.address) ?? splTokenProgram } : {}),
   }
 }
 
@@ -54,6 +64,11 @@ function toEntry(info: ChainInfo, environment: KeyEnvironment, options: ChainReg
     : environment === 'live'
       ? info.live.tokens
       : info.tokens
+  const programs = new Map(
+    Object.values(reachable?.assets ?? {}).flatMap((a) =>
+      a.tokenProgram ? [[a.address, a.tokenProgram] as const] : [],
+    ),
+  )
   const native: ChainAsset = {
     symbol: info.native.symbol,
     kind: 'native',
@@ -66,7 +81,7 @@ function toEntry(info: ChainInfo, environment: KeyEnvironment, options: ChainReg
     chain: info.chain,
     network,
     family: info.family,
-    assets: [native, ...tokens.map((t) => toAsset(info, t))],
+    assets: [native, ...tokens.map((t) => toAsset(info, t, programs))],
     confirmations: options.confirmations?.[environment]?.[info.chain] ?? info.confirmations[environment],
     hasNode: reachable !== undefined,
     explorerTxUrl: (txHash) => `${explorer}${txHash}`,

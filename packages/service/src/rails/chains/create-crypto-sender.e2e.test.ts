@@ -1,11 +1,19 @@
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
+import {
+  DEFAULT_EVM_NETWORKS,
+  type LocalDevnet,
+  SOLANA_DEVNET_NETWORK,
+  startDevnet,
+  usdcLikeAbi,
+} from '@tollgate/devnet'
 import { type Address, createPublicClient, http } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createDevnetPayer } from '../../testing/devnet-payer.js'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
 import { createRails } from '../create-rails.js'
-import type { CryptoSend, Rails } from '../types.js'
+import type { CryptoSend, IncomingTransfer, Rails } from '../types.js'
+import { runSweepJob } from './run-sweep-job.js'
 
 const BASE = 'eip155:84532'
 let devnet: LocalDevnet
@@ -190,6 +198,20 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
         idempotencyKey: 'bad_to',
       }),
     ).rejects.toMatchObject({ code: 'validation_error' })
+    // Solana with a node: outbound sends are not built, and never simulated (this instance never starts).
+    const withSolana = createRails(h.deps, {
+      networks: { [SOLANA_DEVNET_NETWORK]: { rpcUrl: 'http://127.0.0.1:9' } },
+    })
+    await expect(
+      withSolana.crypto.send({
+        environment: 'test',
+        chain: 'solana',
+        asset: 'USDC',
+        to: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        amount: 5n,
+        idempotencyKey: 'solana',
+      }),
+    ).rejects.toMatchObject({ code: 'provider_unavailable' })
     await expect(
       rails.crypto.send({
         environment: 'live',
@@ -204,8 +226,47 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
       await h.deps.db
         .selectFrom('crypto_sends')
         .select('id')
-        .where('idempotency_key', 'in', ['bad_to', 'live'])
+        .where('idempotency_key', 'in', ['bad_to', 'live', 'solana'])
         .execute(),
     ).toEqual([])
+  })
+
+  test('behavior: a confirmed USDC payment to a deposit address gets a sweep job that lands in the treasury once', async () => {
+    const confirmed: IncomingTransfer[] = []
+    const unsubscribe = rails.incoming.subscribe('deposit', async (_db, transfer) => {
+      if (transfer.status === 'confirmed') {
+        confirmed.push(transfer)
+      }
+    })
+    const address = await rails.addresses.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'base',
+      purpose: 'deposit',
+      ownerId: `dep_sweep_${engine}`,
+    })
+    await createDevnetPayer(devnet, BASE).payToken('USDC', address.address, 3_000_000n)
+    for (let i = 0; i < 200 && confirmed.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    unsubscribe()
+    const [transfer] = confirmed
+    if (!transfer) {
+      throw new Error('payment not confirmed by the watcher')
+    }
+    const jobs = await h.deps.db
+      .selectFrom('jobs')
+      .select(['kind', 'payload'])
+      .where('key', '=', transfer.id)
+      .execute()
+    expect(jobs).toEqual([{ kind: 'rails.sweep', payload: { transferId: transfer.id } }])
+    const treasury = rails.crypto.getTreasury('test', 'base')?.address ?? ''
+    const before = await balanceOf(usdc(), treasury)
+    await runSweepJob({ rails }, { transferId: transfer.id })
+    await runSweepJob({ rails }, { transferId: transfer.id })
+    const sweep = await waitSettled(`sweep:${transfer.id}`)
+    expect(sweep).toMatchObject({ status: 'confirmed', to: treasury, amount: 3_000_000n })
+    expect(await balanceOf(usdc(), address.address)).toBe(0n)
+    expect(await balanceOf(usdc(), treasury)).toBe(before + 3_000_000n)
   })
 })

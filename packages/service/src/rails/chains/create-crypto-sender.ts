@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto'
 import { AppError } from '@tollgate/core'
 import { sql } from 'kysely'
-import type { Hash } from 'viem'
+import type { Hash, LocalAccount } from 'viem'
 import { inTransaction } from '../../db/in-transaction.js'
 import type { Deps } from '../../deps.js'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import type { ChainName } from '../../reference/chains.js'
 import type { ChainRegistry, CryptoSend, CryptoSender, CryptoSendHandler } from '../types.js'
 import type { EvmTransferSender } from './create-evm-transfer-sender.js'
+import { selectIncomingTransfers } from './incoming-store.js'
 
 type SendRow = {
   id: string
+  source_address_id: string | null
   idempotency_key: string
   environment: KeyEnvironment
   chain: string
@@ -49,10 +51,15 @@ export type CryptoSenderRail = Omit<CryptoSender, 'getTreasury'> & {
   stop(): Promise<void>
 }
 
-/** Options of {@link createCryptoSender}: the registry and one transfer sender per reachable EVM network. */
+/**
+ * Options of {@link createCryptoSender}: the registry, one transfer sender per reachable EVM network,
+ * the treasury address of a chain, and the key of a deposit address (sweeps sign with it).
+ */
 export type CryptoSenderOptions = {
   chains: ChainRegistry
   evm: (network: string) => EvmTransferSender | undefined
+  treasuryOf: (environment: KeyEnvironment, chain: ChainName) => string | undefined
+  depositKeyOf: (addressId: string) => Promise<LocalAccount>
   /** How long one wait for a receipt lasts before the send is left pending for the next start (ms). */
   receiptTimeoutMs?: number
 }
@@ -141,21 +148,20 @@ export function createCryptoSender(
     }
     let recorded = false
     try {
-      const hash = await sender.broadcast(
-        { id: row.id, asset, to: row.to_address, amount: BigInt(row.amount) },
-        async (h) => {
-          await deps.db
-            .updateTable('crypto_sends')
-            .set({
-              tx_hash: h,
-              tx_hashes: sql`tx_hashes || ${JSON.stringify([h])}::jsonb`,
-              updated_at: deps.clock.now(),
-            })
-            .where('id', '=', row.id)
-            .execute()
-          recorded = true
-        },
-      )
+      const owner = row.source_address_id ? await options.depositKeyOf(row.source_address_id) : undefined
+      const transfer = { id: row.id, asset, to: row.to_address, amount: BigInt(row.amount) }
+      const hash = await sender.broadcast(owner ? { ...transfer, owner } : transfer, async (h) => {
+        await deps.db
+          .updateTable('crypto_sends')
+          .set({
+            tx_hash: h,
+            tx_hashes: sql`tx_hashes || ${JSON.stringify([h])}::jsonb`,
+            updated_at: deps.clock.now(),
+          })
+          .where('id', '=', row.id)
+          .execute()
+        recorded = true
+      })
       track(row.id, sender, [hash])
     } catch (error) {
       if (recorded) {
@@ -173,6 +179,57 @@ export function createCryptoSender(
     }
   }
 
+  // Claims the send's row (once per environment and key) and broadcasts it when this call won the claim.
+  const claim = async (input: {
+    environment: KeyEnvironment
+    idempotencyKey: string
+    chain: ChainName
+    network: string
+    asset: string
+    to: string
+    amount: bigint
+    sourceAddressId: string | null
+  }): Promise<CryptoSend> => {
+    const now = deps.clock.now()
+    const inserted = await deps.db
+      .insertInto('crypto_sends')
+      .values({
+        id: deps.ids.create('csend'),
+        environment: input.environment,
+        idempotency_key: input.idempotencyKey,
+        chain: input.chain,
+        network: input.network,
+        asset: input.asset,
+        source_address_id: input.sourceAddressId,
+        to_address: input.to,
+        amount: input.amount,
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(['environment', 'idempotency_key']).doNothing())
+      .returningAll()
+      .executeTakeFirst()
+    if (inserted) {
+      await broadcast(inserted)
+    }
+    const row = await load(input.environment, input.idempotencyKey)
+    if (!row) {
+      throw new AppError('internal_error', { message: 'crypto send lost its row' })
+    }
+    if (
+      row.chain !== input.chain ||
+      row.asset !== input.asset ||
+      row.to_address !== input.to ||
+      BigInt(row.amount) !== input.amount
+    ) {
+      throw new AppError('idempotency_key_reused', {
+        message: 'this idempotency key was used for another send',
+      })
+    }
+    return toCryptoSend(row)
+  }
+
   return {
     send: async (input) => {
       const entry = options.chains.get(input.environment, input.chain)
@@ -188,43 +245,32 @@ export function createCryptoSender(
       if (!entry.hasNode && input.environment === 'live') {
         throw new AppError('provider_unavailable', { message: `no node configured for ${input.chain}` })
       }
-      const now = deps.clock.now()
-      const inserted = await deps.db
-        .insertInto('crypto_sends')
-        .values({
-          id: deps.ids.create('csend'),
-          environment: input.environment,
-          idempotency_key: input.idempotencyKey,
-          chain: input.chain,
-          network: entry.network,
-          asset: asset.symbol,
-          to_address: input.to,
-          amount: input.amount,
-          status: 'pending',
-          created_at: now,
-          updated_at: now,
-        })
-        .onConflict((oc) => oc.columns(['environment', 'idempotency_key']).doNothing())
-        .returningAll()
-        .executeTakeFirst()
-      if (inserted) {
-        await broadcast(inserted)
-      }
-      const row = await load(input.environment, input.idempotencyKey)
-      if (!row) {
-        throw new AppError('internal_error', { message: 'crypto send lost its row' })
-      }
-      if (
-        row.chain !== input.chain ||
-        row.asset !== asset.symbol ||
-        row.to_address !== input.to ||
-        BigInt(row.amount) !== input.amount
-      ) {
-        throw new AppError('idempotency_key_reused', {
-          message: 'this idempotency key was used for another send',
+      // A chain with a node but no sender here (Solana: not built yet) must never fall back to simulation.
+      if (entry.hasNode && !options.evm(entry.network)) {
+        throw new AppError('provider_unavailable', {
+          message: `outbound sends on ${input.chain} are not built yet`,
         })
       }
-      return toCryptoSend(row)
+      return claim({ ...input, network: entry.network, asset: asset.symbol, sourceAddressId: null })
+    },
+    sweep: async (transferId) => {
+      const [transfer] = await selectIncomingTransfers(deps.db, { ids: [transferId] })
+      const treasury = transfer && options.treasuryOf(transfer.environment, transfer.chain)
+      const asset = transfer && options.chains.findAsset(transfer.environment, transfer.chain, transfer.asset)
+      // Only EIP-3009 tokens on a reachable chain for now: no gas is needed at the deposit address.
+      if (transfer?.status !== 'confirmed' || !treasury || !asset?.eip712 || !options.evm(transfer.network)) {
+        return undefined
+      }
+      return claim({
+        environment: transfer.environment,
+        idempotencyKey: `sweep:${transfer.id}`,
+        chain: transfer.chain,
+        network: transfer.network,
+        asset: transfer.asset,
+        to: treasury,
+        amount: transfer.amount,
+        sourceAddressId: transfer.address.id,
+      })
     },
     get: async (idempotencyKey, environment) => {
       const row = await load(environment, idempotencyKey)

@@ -1,3 +1,4 @@
+import { AppError } from '@tollgate/core'
 import { createRelayer, eip3009Abi, type Relayer, transferWithAuthorizationTypes } from '@tollgate/evm'
 import {
   type Address,
@@ -13,8 +14,11 @@ import {
 } from 'viem'
 import type { ChainAsset } from '../types.js'
 
-/** One outbound transfer to broadcast: our send id (the EIP-3009 nonce's seed), asset, recipient, atomic amount. */
-export type EvmTransfer = { id: string; asset: ChainAsset; to: string; amount: bigint }
+/**
+ * One outbound transfer to broadcast: our send id (the EIP-3009 nonce's seed), asset, recipient,
+ * atomic amount, and the key that owns the funds when it is not the treasury (a sweep's deposit key).
+ */
+export type EvmTransfer = { id: string; asset: ChainAsset; to: string; amount: bigint; owner?: LocalAccount }
 
 /** Broadcasts treasury transfers on one EVM network and waits for their receipts. */
 export type EvmTransferSender = {
@@ -63,15 +67,16 @@ export function createEvmTransferSender(options: {
     if (!eip712) {
       throw new TypeError('authorize needs an EIP-3009 token')
     }
+    const owner = transfer.owner ?? options.treasury
     const message = {
-      from: options.treasury.address,
+      from: owner.address,
       to: transfer.to as Address,
       value: transfer.amount,
       validAfter: 0n,
       validBefore: BigInt(Math.floor(now() / 1000)) + authorizationLifetimeSeconds,
       nonce: keccak256(toHex(`tollgate:crypto-send:${transfer.id}`)),
     }
-    const signature = await options.treasury.signTypedData({
+    const signature = await owner.signTypedData({
       domain: { ...eip712, chainId: options.chainId, verifyingContract: token },
       types: transferWithAuthorizationTypes,
       primaryType: 'TransferWithAuthorization',
@@ -102,6 +107,13 @@ export function createEvmTransferSender(options: {
       const { asset } = transfer
       let relayer = own
       let request: { to: Address; data: `0x${string}`; value?: bigint }
+      if (transfer.owner && !asset.eip712) {
+        // Sweeps of native coins and plain ERC-20s need a gas top-up first: not built yet (docs/rails.md).
+        throw new AppError('unknown_asset', {
+          context: { network: options.network, asset: asset.symbol },
+          message: `sweeping ${asset.symbol} is not supported yet`,
+        })
+      }
       if (asset.kind === 'native') {
         request = { to: transfer.to as Address, data: '0x', value: transfer.amount }
       } else if (asset.eip712) {

@@ -85,6 +85,15 @@ export function deriveDepositKey(seed: Uint8Array, branch: DerivationBranch, ind
   return { path, address, privateKey: key.privateKey ?? new Uint8Array() }
 }
 
+/** The 0x-hex private key at `path` (a secp256k1 path of {@link getDerivationPath}) of the master seed. */
+export function deriveSecp256k1Key(seed: Uint8Array, path: string): Hex {
+  const key = HDKey.fromMasterSeed(seed).derive(path)
+  if (!key.privateKey) {
+    throw new TypeError('derived key has no private key')
+  }
+  return bytesToHex(key.privateKey)
+}
+
 /** The 0x-hex private key of an EVM (or Tron) deposit key, for viem accounts. */
 export function toHexKey(key: DepositKey): Hex {
   return bytesToHex(key.privateKey)

@@ -1,13 +1,6 @@
-import {
-  DEFAULT_EVM_NETWORKS,
-  type LocalDevnet,
-  startDevnet,
-  toViemChain,
-  usdcLikeAbi,
-} from '@tollgate/devnet'
-import { type Address, createPublicClient, createWalletClient, type Hash, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet } from '@tollgate/devnet'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createDevnetPayer } from '../../testing/devnet-payer.js'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
 import type { ChainEntry, DepositAddress, IncomingTransfer } from '../types.js'
@@ -30,7 +23,7 @@ afterAll(async () => {
   await devnet?.stop()
 })
 
-describeEachDatabase('createEvmWatcher on the devnet', (getDb) => {
+describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
   let h: Harness
   let entry: ChainEntry
   const hub = createIncomingHub()
@@ -49,32 +42,10 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb) => {
     })
   }
   const payer = () => {
-    const wallet = devnet.wallets.find((w) => w.network === BASE && w.role === 'payer')
-    const network = devnet.networks[BASE]
-    if (!wallet || !network) {
-      throw new Error('no payer')
-    }
-    const chain = toViemChain(network)
-    const account = privateKeyToAccount(wallet.privateKey as Hash)
-    const client = createWalletClient({ account, chain, transport: http() })
-    const reader = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
-    const usdc = network.assets.USDC?.address as Address
+    const devnetPayer = createDevnetPayer(devnet, BASE)
     return {
-      payUsdc: async (to: string, amount: bigint) => {
-        const hash = await client.writeContract({
-          address: usdc,
-          abi: usdcLikeAbi,
-          functionName: 'transfer',
-          args: [to as Address, amount],
-        })
-        await reader.waitForTransactionReceipt({ hash })
-        return hash
-      },
-      payNative: async (to: string, value: bigint) => {
-        const hash = await client.sendTransaction({ to: to as Address, value })
-        await reader.waitForTransactionReceipt({ hash })
-        return hash
-      },
+      payUsdc: (to: string, amount: bigint) => devnetPayer.payToken('USDC', to, amount),
+      payNative: devnetPayer.payNative,
     }
   }
   const allocate = (ownerId: string): Promise<DepositAddress> =>
@@ -95,7 +66,10 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb) => {
       throw new Error('no base entry')
     }
     entry = base
-    addresses = createDepositAddresses(h.deps, { seed: new Uint8Array(64).fill(3), chains })
+    addresses = createDepositAddresses(h.deps, {
+      seed: new Uint8Array(64).fill(engine === 'pglite' ? 3 : 4),
+      chains,
+    })
     hub.subscribe('session', async (_db, transfer) => {
       delivered.push(transfer)
     })

@@ -1,0 +1,104 @@
+import { type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { describeEachDatabase } from '../../testing/each-database.js'
+import { createHarness, type Harness } from '../../testing/harness.js'
+import { sendLamports, sendSplTransfer } from '../../testing/send-solana-transfer.js'
+import type { ChainEntry, IncomingTransfer } from '../types.js'
+import { createChainRegistry } from './create-chain-registry.js'
+import { createDepositAddresses } from './create-deposit-addresses.js'
+import { createIncomingHub } from './incoming-store.js'
+import { createJsonRpc, type JsonRpc } from './json-rpc.js'
+import { createSolanaWatcher } from './solana-watcher.js'
+
+let devnet: LocalDevnet
+beforeAll(async () => {
+  devnet = await startDevnet({ evm: false })
+})
+afterAll(async () => {
+  await devnet?.stop()
+})
+
+describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
+  let h: Harness
+  let entry: ChainEntry
+  let rpc: JsonRpc
+  const hub = createIncomingHub()
+  const delivered: IncomingTransfer[] = []
+  let addresses: ReturnType<typeof createDepositAddresses>
+  const statusesOf = (txHash: string) => delivered.filter((t) => t.txHash === txHash).map((t) => t.status)
+
+  beforeAll(async () => {
+    h = await createHarness(getDb())
+    const chains = createChainRegistry({ networks: devnet.networks, confirmations: { test: { solana: 10 } } })
+    entry = chains.get('test', 'solana') as ChainEntry
+    rpc = createJsonRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '', {
+      network: SOLANA_DEVNET_NETWORK,
+    })
+    addresses = createDepositAddresses(h.deps, {
+      seed: new Uint8Array(64).fill(engine === 'pglite' ? 9 : 10),
+      chains,
+    })
+    hub.subscribe('deposit', async (_db, transfer) => {
+      delivered.push(transfer)
+    })
+  })
+
+  test('default: an SPL and a SOL transfer are seen, then confirmed; unchanged accounts cost one batched read', async () => {
+    const owner = await addresses.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'solana',
+      purpose: 'deposit',
+      ownerId: `dep_sol_${Math.random()}`,
+    })
+    // The owner's USDC account exists empty (created without a transaction).
+    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: owner.address, asset: 'USDC', amount: 0n })
+    const watcher = createSolanaWatcher(h.deps, { entry, rpc, hub })
+    expect(await watcher.poll()).toMatchObject({ changed: 0, recorded: 0 })
+    const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+    const usdc = entry.assets.find((a) => a.symbol === 'USDC')
+    if (!payer || !usdc?.address) {
+      throw new Error('no payer or USDC')
+    }
+    const payUsdc = (amount: bigint) =>
+      sendSplTransfer(rpc, {
+        secret: payer.privateKey,
+        payer: payer.address,
+        owner: owner.address,
+        asset: usdc,
+        amount,
+      })
+    const tokenTx = await payUsdc(2_500_000n)
+    const nativeTx = await sendLamports(rpc, {
+      secret: payer.privateKey,
+      to: owner.address,
+      lamports: 5_000_000n,
+    })
+    expect(await watcher.poll()).toMatchObject({ changed: 2, found: 2, recorded: 2 })
+    expect(statusesOf(tokenTx)).toEqual(['seen'])
+    expect(delivered.find((t) => t.txHash === tokenTx)).toMatchObject({
+      asset: 'USDC',
+      amount: 2_500_000n,
+      decimals: 6,
+      address: { id: owner.id },
+    })
+    expect(delivered.find((t) => t.txHash === nativeTx)).toMatchObject({
+      asset: 'SOL',
+      amount: 5_000_000n,
+      decimals: 9,
+    })
+    devnet.solana?.advanceBlocks(10)
+    expect(await watcher.poll()).toMatchObject({ changed: 0 })
+    expect(statusesOf(tokenTx)).toEqual(['seen', 'confirmed'])
+    expect(statusesOf(nativeTx)).toEqual(['seen', 'confirmed'])
+
+    // A transfer while the watcher is down: the restarted one checks the funded accounts once,
+    // records the new transfer and nothing twice.
+    const whileDown = await payUsdc(1_000n)
+    const restarted = createSolanaWatcher(h.deps, { entry, rpc, hub })
+    expect(await restarted.poll()).toMatchObject({ changed: 2, found: 1, recorded: 1 })
+    expect(statusesOf(whileDown)).toEqual(['seen'])
+    expect(await restarted.poll()).toMatchObject({ changed: 0, found: 0 })
+    expect(statusesOf(tokenTx)).toEqual(['seen', 'confirmed'])
+  })
+})
