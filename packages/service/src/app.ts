@@ -22,6 +22,7 @@ import { createReferenceData, type ReferenceData } from './reference/reference-d
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
 import { createX402Routes } from './x402/routes.js'
+import { createSwapRoutes } from './swaps/routes.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
 export const defaultRateLimit = { limit: 600, windowMs: 60_000 }
@@ -95,6 +96,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createRecipientRoutes(deps))
   api.route('/', createPayoutRoutes(deps))
   subscribePayoutRails(deps)
+  api.route('/', createSwapRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

@@ -13,6 +13,8 @@ export type ServiceSettings = {
   x402FeeBps: number
   /** Payout fees, daily limit and timings (docs/payouts.md). */
   payouts: PayoutSettings
+  /** Swaps (docs/swaps.md): the spread in basis points taken off the FX rail's rate, charged as its own leg. */
+  swaps: { spreadBps: number }
 }
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
@@ -22,6 +24,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     allowLoopbackWebhooks: true,
     x402FeeBps: 50,
     payouts: defaultPayoutSettings,
+    swaps: { spreadBps: 25 },
     ...overrides,
   }
 }

@@ -1,4 +1,5 @@
 import type { CustomersTables } from './schema/customers.js'
+import type { DepositsSwapsTables } from './schema/deposits-swaps.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
@@ -16,4 +17,5 @@ export interface Database
     RailsChainTables,
     RailsFiatTables,
     X402Tables,
-    PayoutsTables {}
+    PayoutsTables,
+    DepositsSwapsTables {}

@@ -1,0 +1,49 @@
+import type { ColumnType, Generated } from 'kysely'
+import type { Numeric } from './ledger.js'
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>
+
+/** `swap_quotations`: a rate locked for 30 seconds, executed at most once (`executed_at`). */
+export interface SwapQuotationsTable {
+  id: string
+  merchant_id: string
+  environment: 'test' | 'live'
+  from_currency: string
+  to_currency: string
+  source_amount: Numeric
+  target_amount: Numeric
+  fee: Numeric
+  /** Quoted rate (8 decimals) after the swap spread; `reference_rate` is the FX rail's rate. */
+  rate: string
+  reference_rate: string
+  expires_at: Timestamp
+  executed_at: Timestamp | null
+  created_at: ColumnType<Date, Date | string, never>
+}
+
+/** `swaps`: an executed quotation and the ledger transaction that moved the money. */
+export interface SwapsTable {
+  id: string
+  seq: Generated<string>
+  merchant_id: string
+  environment: 'test' | 'live'
+  quotation_id: string
+  from_currency: string
+  to_currency: string
+  source_amount: Numeric
+  target_amount: Numeric
+  fee: Numeric
+  rate: string
+  status: 'completed'
+  ledger_transaction_id: string
+  webhook_url: string | null
+  response_format: 'current' | 'legacy'
+  created_at: ColumnType<Date, Date | string, never>
+  completed_at: Timestamp | null
+}
+
+/** The tables of migration `0010-deposits-swaps`. */
+export interface DepositsSwapsTables {
+  swap_quotations: SwapQuotationsTable
+  swaps: SwapsTable
+}
