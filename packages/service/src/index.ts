@@ -130,3 +130,8 @@ export type { Sandbox, SandboxContext, SandboxMount, StartSandboxOptions } from 
 export { startSandbox } from './sandbox/start-sandbox.js'
 export type { ServiceSettings } from './settings.js'
 export { createDefaultSettings } from './settings.js'
+export { createSwapQuotation, getSwapQuotation, swapQuotationTtlMs } from './swaps/create-swap-quotation.js'
+export type { ExecuteSwapInput } from './swaps/execute-swap.js'
+export { executeSwap } from './swaps/execute-swap.js'
+export type { SwapPrice } from './swaps/price-swap.js'
+export { priceSwap } from './swaps/price-swap.js'

@@ -13,7 +13,7 @@ import { describeEachDatabase } from '../testing/each-database.js'
 import { createTestFxRates } from '../testing/fx-fixtures.js'
 import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
 import { createSwapQuotation } from './create-swap-quotation.js'
-import { executeSwap } from './execute-swap.js'
+import { executeSwap, swapLedgerKey } from './execute-swap.js'
 
 type TestDeps = Pick<Deps, 'db' | 'ids' | 'rails' | 'settings'> & ReturnType<typeof createLedgerTestDeps>
 
@@ -79,9 +79,10 @@ describeEachDatabase(
         .execute()
       expect(swaps).toHaveLength(1)
       const transfers = await deps.db
-        .selectFrom('ledger_transfers')
-        .select('id')
-        .where('transaction_id', '=', swaps[0]?.ledger_transaction_id ?? '')
+        .selectFrom('ledger_transfers as t')
+        .innerJoin('ledger_transactions as x', 'x.id', 't.transaction_id')
+        .select('t.id')
+        .where('x.idempotency_key', '=', swapLedgerKey(quotation.id))
         .execute()
       expect(transfers).toHaveLength(3)
       expect(await checkLedgerInvariants(deps)).toEqual([])

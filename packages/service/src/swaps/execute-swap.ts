@@ -62,18 +62,6 @@ export async function executeSwap(
     }
     const swapId = deps.ids.create('swp')
     const from = claimed.from_currency as LedgerCurrency
-    const ledger = await postTransaction(
-      { ...deps, db: trx },
-      {
-        environment: input.environment,
-        idempotencyKey: `swap:${claimed.id}`,
-        legs,
-        source: 'swap',
-        sourceId: swapId,
-        sourceReference: claimed.id,
-        description: `Swap ${formatLedgerAmount(BigInt(claimed.source_amount), from)} ${from} to ${claimed.to_currency}`,
-      },
-    )
     const swap = await trx
       .insertInto('swaps')
       .values({
@@ -88,7 +76,6 @@ export async function executeSwap(
         fee: claimed.fee,
         rate: claimed.rate,
         status: 'completed',
-        ledger_transaction_id: ledger.id,
         webhook_url: input.webhookUrl ?? null,
         response_format: input.format,
         created_at: now,
@@ -104,8 +91,27 @@ export async function executeSwap(
       data: { swap: toSwapResponse(swap, claimed) },
       webhookUrl: swap.webhook_url,
     })
+    // The ledger goes last: it locks the shared platform:fx and platform:fees rows, which every
+    // swap needs, so they are held only from here to the commit.
+    await postTransaction(
+      { ...deps, db: trx },
+      {
+        environment: input.environment,
+        idempotencyKey: swapLedgerKey(claimed.id),
+        legs,
+        source: 'swap',
+        sourceId: swapId,
+        sourceReference: claimed.id,
+        description: `Swap ${formatLedgerAmount(BigInt(claimed.source_amount), from)} ${from} to ${claimed.to_currency}`,
+      },
+    )
     return { swap, quotation: claimed }
   })
+}
+
+/** Idempotency key of a swap's ledger transaction: one per quotation. */
+export function swapLedgerKey(quotationId: string): string {
+  return `swap:${quotationId}`
 }
 
 /**

@@ -35,7 +35,7 @@ const statements = [
     fee numeric(78, 0) not null check (fee >= 0),
     rate text not null,
     status text not null check (status in ('completed')),
-    ledger_transaction_id text not null references ledger_transactions (id),
+    -- The ledger transaction is found by its idempotency key swap:{quotation_id} (docs/swaps.md).
     webhook_url text,
     response_format text not null check (response_format in ('current', 'legacy')),
     created_at timestamptz not null,

@@ -21,7 +21,7 @@ export interface SwapQuotationsTable {
   created_at: ColumnType<Date, Date | string, never>
 }
 
-/** `swaps`: an executed quotation and the ledger transaction that moved the money. */
+/** `swaps`: an executed quotation; its ledger transaction has idempotency key `swap:{quotation_id}`. */
 export interface SwapsTable {
   id: string
   seq: Generated<string>
@@ -35,7 +35,6 @@ export interface SwapsTable {
   fee: Numeric
   rate: string
   status: 'completed'
-  ledger_transaction_id: string
   webhook_url: string | null
   response_format: 'current' | 'legacy'
   created_at: ColumnType<Date, Date | string, never>
