@@ -5,6 +5,7 @@ import { AppError } from '@tollgate/core'
 import { bodyLimit } from 'hono/body-limit'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
+import { createCustomerRoutes } from './customers/routes.js'
 import type { Deps } from './deps.js'
 import type { AppEnv } from './http/app-env.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
@@ -97,6 +98,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createPayoutRoutes(deps))
   subscribePayoutRails(deps)
   api.route('/', createSwapRoutes(deps))
+  api.route('/', createCustomerRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

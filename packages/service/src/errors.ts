@@ -27,6 +27,7 @@ declare module '@tollgate/core' {
     quote_already_used: RequestErrorContext
     duplicate_reference: RequestErrorContext
     otp_required: RequestErrorContext
+    customer_email_taken: RequestErrorContext
   }
 }
 
@@ -54,6 +55,7 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   insufficient_balance: as(400, 'insufficient_balance'),
   quote_expired: as(400, 'quote_expired'),
   quote_already_used: as(400, 'quote_already_used'),
+  customer_email_taken: as(409, 'customer_email_taken'),
   pending_transfer_already_resolved: as(409, 'pending_transfer_already_resolved'),
   pending_transfer_expired: as(409, 'pending_transfer_expired'),
   idempotency_key_reused: as(422, 'idempotency_key_reused'),
