@@ -6,6 +6,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import { createCustomerRoutes } from './customers/routes.js'
+import { createDepositAccountRoutes } from './deposits/account-routes.js'
 import type { Deps } from './deps.js'
 import type { AppEnv } from './http/app-env.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
@@ -22,8 +23,8 @@ import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
-import { createX402Routes } from './x402/routes.js'
 import { createSwapRoutes } from './swaps/routes.js'
+import { createX402Routes } from './x402/routes.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
 export const defaultRateLimit = { limit: 600, windowMs: 60_000 }
@@ -99,6 +100,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   subscribePayoutRails(deps)
   api.route('/', createSwapRoutes(deps))
   api.route('/', createCustomerRoutes(deps))
+  api.route('/', createDepositAccountRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

@@ -42,9 +42,55 @@ const statements = [
     completed_at timestamptz
   )`,
   sql`create index swaps_list_idx on swaps (merchant_id, environment, seq desc)`,
+  sql`create table deposit_accounts (
+    id text primary key,
+    merchant_id text not null references merchants (id),
+    environment text not null check (environment in ('test', 'live')),
+    -- Null for the merchant's parent account; otherwise the holder.
+    customer_id text references customers (id),
+    is_parent boolean not null,
+    settlement_currency text not null,
+    status text not null check (status in ('active')),
+    -- Format of the key that created the account: the shape of its deposits' events.
+    response_format text not null check (response_format in ('current', 'legacy')),
+    created_at timestamptz not null,
+    updated_at timestamptz not null,
+    check (is_parent = (customer_id is null)),
+    check (not is_parent or settlement_currency = 'default')
+  )`,
+  // One account per holder: one parent per merchant and environment, one per customer.
+  sql`create unique index deposit_accounts_parent_idx on deposit_accounts (merchant_id, environment)
+    where is_parent`,
+  sql`create unique index deposit_accounts_customer_idx on deposit_accounts (customer_id)
+    where customer_id is not null`,
+  sql`create index deposit_accounts_list_idx on deposit_accounts (merchant_id, environment, created_at desc)`,
+  sql`create table deposit_account_identities (
+    id text primary key,
+    deposit_account_id text not null references deposit_accounts (id),
+    environment text not null check (environment in ('test', 'live')),
+    type text not null check (type in ('static_deposit_address', 'ngn_virtual_account')),
+    chain text,
+    address text,
+    -- The rails' deposit address (purpose 'deposit', owner = the deposit account).
+    address_id text,
+    currency text,
+    account_number text,
+    account_name text,
+    bank_name text,
+    bank_code text,
+    -- The provider's key of the virtual account (our identity id); inbound transfers name it.
+    account_reference text unique,
+    created_at timestamptz not null,
+    check ((type = 'static_deposit_address') = (chain is not null and address is not null))
+  )`,
+  sql`create unique index deposit_account_identities_chain_idx
+    on deposit_account_identities (deposit_account_id, chain) where type = 'static_deposit_address'`,
+  sql`create unique index deposit_account_identities_currency_idx
+    on deposit_account_identities (deposit_account_id, currency) where type = 'ngn_virtual_account'`,
+  sql`create index deposit_account_identities_address_idx on deposit_account_identities (address_id)`,
 ]
 
-/** Creates the swap quotations and swaps (see `db/schema/deposits-swaps.ts`). */
+/** Creates swap quotations and swaps, deposit accounts and their identities (see `db/schema/deposits-swaps.ts`). */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements) {
     await statement.execute(db)
@@ -53,7 +99,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /** Drops what {@link up} created. */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['swaps', 'swap_quotations']) {
+  for (const table of ['deposit_account_identities', 'deposit_accounts', 'swaps', 'swap_quotations']) {
     await sql`drop table ${sql.table(table)}`.execute(db)
   }
 }

@@ -41,8 +41,43 @@ export interface SwapsTable {
   completed_at: Timestamp | null
 }
 
+/** `deposit_accounts`: one per holder (the merchant's parent account, or one customer). */
+export interface DepositAccountsTable {
+  id: string
+  merchant_id: string
+  environment: 'test' | 'live'
+  customer_id: string | null
+  is_parent: boolean
+  /** `default` or a ledger currency (docs/deposits.md "Settlement currency"). */
+  settlement_currency: string
+  status: 'active'
+  response_format: 'current' | 'legacy'
+  created_at: ColumnType<Date, Date | string, never>
+  updated_at: Timestamp
+}
+
+/** `deposit_account_identities`: a static deposit address per chain, or an NGN virtual account. */
+export interface DepositAccountIdentitiesTable {
+  id: string
+  deposit_account_id: string
+  environment: 'test' | 'live'
+  type: 'static_deposit_address' | 'ngn_virtual_account'
+  chain: string | null
+  address: string | null
+  address_id: string | null
+  currency: string | null
+  account_number: string | null
+  account_name: string | null
+  bank_name: string | null
+  bank_code: string | null
+  account_reference: string | null
+  created_at: ColumnType<Date, Date | string, never>
+}
+
 /** The tables of migration `0010-deposits-swaps`. */
 export interface DepositsSwapsTables {
   swap_quotations: SwapQuotationsTable
   swaps: SwapsTable
+  deposit_accounts: DepositAccountsTable
+  deposit_account_identities: DepositAccountIdentitiesTable
 }
