@@ -7,6 +7,7 @@ import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import { createCustomerRoutes } from './customers/routes.js'
 import { createDepositAccountRoutes } from './deposits/account-routes.js'
+import { createDepositRoutes } from './deposits/routes.js'
 import type { Deps } from './deps.js'
 import type { AppEnv } from './http/app-env.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
@@ -101,6 +102,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createSwapRoutes(deps))
   api.route('/', createCustomerRoutes(deps))
   api.route('/', createDepositAccountRoutes(deps))
+  api.route('/', createDepositRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

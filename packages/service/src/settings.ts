@@ -15,6 +15,8 @@ export type ServiceSettings = {
   payouts: PayoutSettings
   /** Swaps (docs/swaps.md): the spread in basis points taken off the FX rail's rate, charged as its own leg. */
   swaps: { spreadBps: number }
+  /** Deposits (docs/deposits.md): the fee in basis points of the credited amount (half-up, once). */
+  deposits: { feeBps: number }
 }
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
@@ -25,6 +27,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     x402FeeBps: 50,
     payouts: defaultPayoutSettings,
     swaps: { spreadBps: 25 },
+    deposits: { feeBps: 50 },
     ...overrides,
   }
 }

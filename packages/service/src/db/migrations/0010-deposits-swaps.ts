@@ -88,9 +88,41 @@ const statements = [
   sql`create unique index deposit_account_identities_currency_idx
     on deposit_account_identities (deposit_account_id, currency) where type = 'ngn_virtual_account'`,
   sql`create index deposit_account_identities_address_idx on deposit_account_identities (address_id)`,
+  sql`create table deposits (
+    id text primary key,
+    seq bigint generated always as identity,
+    merchant_id text not null references merchants (id),
+    environment text not null check (environment in ('test', 'live')),
+    deposit_account_id text not null references deposit_accounts (id),
+    customer_id text references customers (id),
+    type text not null check (type in ('crypto', 'fiat')),
+    status text not null check (status in ('pending', 'completed', 'failed')),
+    -- What recorded it: incoming:{incoming transfer id} or inbound:{inbound fiat transfer id}.
+    source_key text not null,
+    currency text not null,
+    amount numeric(78, 0) not null check (amount >= 0),
+    fee numeric(78, 0) not null check (fee >= 0),
+    net_amount numeric(78, 0) not null check (net_amount >= 0),
+    conversion jsonb,
+    crypto jsonb,
+    fiat jsonb,
+    tx_hash text,
+    chain text,
+    -- The ledger transaction that credits it (pending for crypto until the confirmation count).
+    ledger_transaction_id text references ledger_transactions (id),
+    failure_reason text,
+    response_format text not null check (response_format in ('current', 'legacy')),
+    created_at timestamptz not null,
+    updated_at timestamptz not null,
+    completed_at timestamptz,
+    unique (environment, source_key),
+    check (net_amount + fee = amount)
+  )`,
+  sql`create index deposits_list_idx on deposits (merchant_id, environment, seq desc)`,
+  sql`create index deposits_tx_hash_idx on deposits (merchant_id, environment, tx_hash) where tx_hash is not null`,
 ]
 
-/** Creates swap quotations and swaps, deposit accounts and their identities (see `db/schema/deposits-swaps.ts`). */
+/** Creates swap quotations and swaps, deposit accounts, their identities and deposits (see `db/schema/deposits-swaps.ts`). */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of statements) {
     await statement.execute(db)
@@ -99,7 +131,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /** Drops what {@link up} created. */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['deposit_account_identities', 'deposit_accounts', 'swaps', 'swap_quotations']) {
+  for (const table of [
+    'deposits',
+    'deposit_account_identities',
+    'deposit_accounts',
+    'swaps',
+    'swap_quotations',
+  ]) {
     await sql`drop table ${sql.table(table)}`.execute(db)
   }
 }

@@ -74,10 +74,42 @@ export interface DepositAccountIdentitiesTable {
   created_at: ColumnType<Date, Date | string, never>
 }
 
+/** `deposits`: money received at a deposit account, once per incoming or inbound transfer. */
+export interface DepositsTable {
+  id: string
+  seq: Generated<string>
+  merchant_id: string
+  environment: 'test' | 'live'
+  deposit_account_id: string
+  customer_id: string | null
+  type: 'crypto' | 'fiat'
+  status: 'pending' | 'completed' | 'failed'
+  source_key: string
+  currency: string
+  amount: Numeric
+  fee: Numeric
+  net_amount: Numeric
+  /** The spec's Conversion (decimal strings), or null when the deposit credits its own currency. */
+  conversion: ColumnType<Record<string, string> | null, string | null, string | null>
+  /** The spec's `crypto` part (API shape), or null. */
+  crypto: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  /** The spec's `fiat` part (API shape), or null. */
+  fiat: ColumnType<Record<string, unknown> | null, string | null, string | null>
+  tx_hash: string | null
+  chain: string | null
+  ledger_transaction_id: string | null
+  failure_reason: string | null
+  response_format: 'current' | 'legacy'
+  created_at: ColumnType<Date, Date | string, never>
+  updated_at: Timestamp
+  completed_at: Timestamp | null
+}
+
 /** The tables of migration `0010-deposits-swaps`. */
 export interface DepositsSwapsTables {
   swap_quotations: SwapQuotationsTable
   swaps: SwapsTable
   deposit_accounts: DepositAccountsTable
   deposit_account_identities: DepositAccountIdentitiesTable
+  deposits: DepositsTable
 }
