@@ -4,10 +4,7 @@
 // Merchants start with a balance some swaps exceed, so refused overdrafts happen too; afterwards
 // zero negative balances and checkLedgerInvariants() empty, or the benchmark fails.
 // BENCH_DURATION (seconds per engine, default 10).
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { isAppError } from '@tollgate/core'
 import {
   checkLedgerInvariants,
@@ -22,13 +19,12 @@ import {
   type FxRates,
   merchantAccount,
   type OpenedDatabase,
-  openDatabase,
   postTransaction,
   systemClock,
 } from '@tollgate/service'
-import pg from 'pg'
 // The sandbox FX rail is built in another branch; until createRails has one, a fixed table stands in.
 import { createTestFxRates } from '../packages/service/src/testing/fx-fixtures.js'
+import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
 const clients = 32
@@ -36,29 +32,10 @@ const merchantCount = 32
 const startingBalance = 5_000_000n // 5 USDT
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
 
-type Engine = 'pglite' | 'postgres'
+type Engine = BenchEngine
 
-async function openBenchDatabase(engine: Engine): Promise<OpenedDatabase> {
-  if (engine === 'pglite') {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'))
-    const opened = await openDatabase({ dataDir })
-    return {
-      ...opened,
-      close: () => opened.close().then(() => rm(dataDir, { recursive: true, force: true })),
-    }
-  }
-  const schema = `swap_bench_${randomBytes(4).toString('hex')}`
-  const opened = await openDatabase({ databaseUrl: postgresUrl, schema, poolSize: clients + 8 })
-  return {
-    ...opened,
-    close: async () => {
-      await opened.close()
-      const client = new pg.Client({ connectionString: postgresUrl })
-      await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
-    },
-  }
+function openEngine(engine: Engine): Promise<OpenedDatabase> {
+  return openBenchDatabase(engine, { postgresUrl, poolSize: clients + 8 })
 }
 
 async function pickFx(rails: Deps['rails']): Promise<FxRates> {
@@ -86,7 +63,7 @@ const percentile = (sorted: number[], p: number) =>
 const round = (n: number) => Math.round(n * 100) / 100
 
 async function bench(engine: Engine) {
-  const opened = await openBenchDatabase(engine)
+  const opened = await openEngine(engine)
   try {
     const deps = await createDeps(opened)
     const merchants: string[] = []

@@ -1,3 +1,4 @@
+import { selectPage } from '../db/select-page.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { CustomerRow } from './customer.js'
@@ -23,23 +24,8 @@ export async function listCustomers(
   if (input.email !== undefined) {
     query = query.where((eb) => eb(eb.fn('lower', ['email']), '=', input.email?.toLowerCase() ?? ''))
   }
-  if (input.startDate) {
-    query = query.where('created_at', '>=', input.startDate)
-  }
-  if (input.endDate) {
-    query = query.where('created_at', '<=', input.endDate)
-  }
-  const [items, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(input.size)
-      .offset((input.page - 1) * input.size)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items, total: Number(count.total) }
+  const { rows, total } = await selectPage(query, { ...input, orderBy: 'created_at' })
+  return { items: rows, total }
 }
 
 /** One of a merchant's customers; `undefined` when absent or another merchant's or environment's. */

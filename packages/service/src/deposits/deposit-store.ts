@@ -101,3 +101,37 @@ export async function emitDepositEvent(
     data: { deposit: toDepositResponse(deposit, target.customer) },
   })
 }
+
+/** Moves a pending deposit to its final status and emits `deposit.completed` or `deposit.failed`. */
+export async function settleDeposit(
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  db: Db,
+  deposit: DepositRow,
+  outcome: { status: 'completed' } | { status: 'failed'; failureReason: string },
+): Promise<DepositRow> {
+  const now = deps.clock.now()
+  const updated = await db
+    .updateTable('deposits')
+    .set(
+      outcome.status === 'completed'
+        ? { status: 'completed', completed_at: now, updated_at: now }
+        : { status: 'failed', failure_reason: outcome.failureReason, updated_at: now },
+    )
+    .where('id', '=', deposit.id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  const target = await loadDepositTarget(db, {
+    environment: deposit.environment,
+    depositAccountId: deposit.deposit_account_id,
+  })
+  if (target) {
+    await emitDepositEvent(
+      db,
+      deps,
+      updated,
+      target,
+      outcome.status === 'completed' ? 'deposit.completed' : 'deposit.failed',
+    )
+  }
+  return updated
+}

@@ -1,3 +1,4 @@
+import { selectPage } from '../db/select-page.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { DepositAccountRecord, DepositAccountRow } from './deposit-account.js'
@@ -17,17 +18,8 @@ export async function listDepositAccounts(
   if (input.status !== undefined) {
     query = query.where('status', '=', input.status)
   }
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(input.size)
-      .offset((input.page - 1) * input.size)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items: await toDepositAccountRecords(deps.db, rows), total: Number(count.total) }
+  const { rows, total } = await selectPage(query, { ...input, orderBy: 'created_at' })
+  return { items: await toDepositAccountRecords(deps.db, rows), total }
 }
 
 /** One of a merchant's deposit accounts, found by id, by customer or as the parent; else `undefined`. */

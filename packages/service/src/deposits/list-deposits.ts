@@ -1,4 +1,5 @@
 import type { CustomerRow } from '../customers/customer.js'
+import { selectPage } from '../db/select-page.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { DepositRow } from './deposit.js'
@@ -44,22 +45,8 @@ export async function listDeposits(
       query = query.where(column, '=', value)
     }
   }
-  if (input.startDate) {
-    query = query.where('created_at', '>=', input.startDate)
-  }
-  if (input.endDate) {
-    query = query.where('created_at', '<=', input.endDate)
-  }
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('seq', 'desc')
-      .limit(input.size)
-      .offset((input.page - 1) * input.size)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items: await withCustomers(deps, rows), total: Number(count.total) }
+  const { rows, total } = await selectPage(query, { ...input, orderBy: 'seq' })
+  return { items: await withCustomers(deps, rows), total }
 }
 
 /** One of a merchant's deposits with its holder; `undefined` when absent or another merchant's. */

@@ -6,7 +6,13 @@ import { postPendingTransaction, voidPendingTransaction } from '../ledger/resolv
 import type { Db, IncomingTransfer } from '../rails/types.js'
 import type { DepositRow } from './deposit.js'
 import { toStaticAddressResponse } from './deposit-account.js'
-import { emitDepositEvent, findDepositBySource, insertDeposit, loadDepositTarget } from './deposit-store.js'
+import {
+  emitDepositEvent,
+  findDepositBySource,
+  insertDeposit,
+  loadDepositTarget,
+  settleDeposit,
+} from './deposit-store.js'
 import { formatUnits, planDepositCredit } from './plan-deposit-credit.js'
 
 type HandlerDeps = Pick<Deps, 'ids' | 'clock' | 'rails' | 'settings' | 'logger'>
@@ -147,24 +153,9 @@ async function completeDeposit(deps: HandlerDeps, db: Db, deposit: DepositRow): 
     )
   }
   const amlFailed = (deposit.crypto as { amlCheck?: string } | null)?.amlCheck === 'failed'
-  const now = deps.clock.now()
-  const updated = await db
-    .updateTable('deposits')
-    .set(
-      amlFailed
-        ? { status: 'failed', failure_reason: 'aml_check_failed', updated_at: now }
-        : { status: 'completed', completed_at: now, updated_at: now },
-    )
-    .where('id', '=', deposit.id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
-  const target = await loadDepositTarget(db, {
-    environment: deposit.environment,
-    depositAccountId: deposit.deposit_account_id,
-  })
-  if (target) {
-    await emitDepositEvent(db, deps, updated, target, amlFailed ? 'deposit.failed' : 'deposit.completed')
-  }
+  await (amlFailed
+    ? settleDeposit(deps, db, deposit, { status: 'failed', failureReason: 'aml_check_failed' })
+    : settleDeposit(deps, db, deposit, { status: 'completed' }))
 }
 
 async function failDeposit(deps: HandlerDeps, db: Db, deposit: DepositRow, reason: string): Promise<void> {
@@ -174,17 +165,5 @@ async function failDeposit(deps: HandlerDeps, db: Db, deposit: DepositRow, reaso
       { environment: deposit.environment, transactionId: deposit.ledger_transaction_id },
     )
   }
-  const updated = await db
-    .updateTable('deposits')
-    .set({ status: 'failed', failure_reason: reason, updated_at: deps.clock.now() })
-    .where('id', '=', deposit.id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
-  const target = await loadDepositTarget(db, {
-    environment: deposit.environment,
-    depositAccountId: deposit.deposit_account_id,
-  })
-  if (target) {
-    await emitDepositEvent(db, deps, updated, target, 'deposit.failed')
-  }
+  await settleDeposit(deps, db, deposit, { status: 'failed', failureReason: reason })
 }

@@ -4,7 +4,7 @@ import { formatLedgerAmount } from '../ledger/ledger-currencies.js'
 import { postTransaction } from '../ledger/post-transaction.js'
 import type { Db, InboundFiatTransfer } from '../rails/types.js'
 import { toVirtualAccountResponse } from './deposit-account.js'
-import { emitDepositEvent, findDepositBySource, insertDeposit, loadDepositTarget } from './deposit-store.js'
+import { findDepositBySource, insertDeposit, loadDepositTarget, settleDeposit } from './deposit-store.js'
 import { planDepositCredit } from './plan-deposit-credit.js'
 
 /** The ledger account of money received into NGN virtual accounts (the provider's bank account). */
@@ -92,12 +92,5 @@ export async function recordFiatDeposit(
       ngnVirtualAccount: toVirtualAccountResponse(identity),
     },
   })
-  const now = deps.clock.now()
-  const deposit = await db
-    .updateTable('deposits')
-    .set({ status: 'completed', completed_at: now, updated_at: now })
-    .where('id', '=', pending.id)
-    .returningAll()
-    .executeTakeFirstOrThrow()
-  await emitDepositEvent(db, deps, deposit, target, 'deposit.completed')
+  await settleDeposit(deps, db, pending, { status: 'completed' })
 }

@@ -1,3 +1,4 @@
+import { selectPage } from '../db/select-page.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { SwapQuotationRow, SwapRow } from './to-swap-response.js'
@@ -30,22 +31,8 @@ export async function listSwaps(
   if (input.toCurrency !== undefined) {
     query = query.where('to_currency', '=', input.toCurrency)
   }
-  if (input.startDate) {
-    query = query.where('created_at', '>=', input.startDate)
-  }
-  if (input.endDate) {
-    query = query.where('created_at', '<=', input.endDate)
-  }
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('seq', 'desc')
-      .limit(input.size)
-      .offset((input.page - 1) * input.size)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items: await withQuotations(deps, rows), total: Number(count.total) }
+  const { rows, total } = await selectPage(query, { ...input, orderBy: 'seq' })
+  return { items: await withQuotations(deps, rows), total }
 }
 
 /** One of a merchant's swaps with its quotation; `undefined` when absent or another merchant's. */

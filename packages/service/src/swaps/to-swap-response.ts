@@ -9,18 +9,25 @@ export type SwapQuotationRow = Selectable<SwapQuotationsTable>
 /** A `swaps` row. */
 export type SwapRow = Selectable<SwapsTable>
 
-/** Renders a quotation row as the API's Swap quotation (amounts at each currency's full scale). */
-export function toSwapQuotationResponse(row: SwapQuotationRow): z.infer<typeof SwapQuotation> {
+// The numbers a quotation and its swap share (decimal strings at each currency's full scale).
+function toSwapNumbers(row: SwapQuotationRow | SwapRow) {
   const from = row.from_currency as LedgerCurrency
   const to = row.to_currency as LedgerCurrency
   return {
-    id: row.id,
     fromCurrency: from,
     toCurrency: to,
     sourceAmount: formatLedgerAmount(BigInt(row.source_amount), from),
     targetAmount: formatLedgerAmount(BigInt(row.target_amount), to),
     rate: row.rate,
     fee: formatLedgerAmount(BigInt(row.fee), to),
+  }
+}
+
+/** Renders a quotation row as the API's Swap quotation. */
+export function toSwapQuotationResponse(row: SwapQuotationRow): z.infer<typeof SwapQuotation> {
+  return {
+    id: row.id,
+    ...toSwapNumbers(row),
     executed: row.executed_at !== null,
     expiresAt: row.expires_at.toISOString(),
     createdAt: row.created_at.toISOString(),
@@ -29,16 +36,9 @@ export function toSwapQuotationResponse(row: SwapQuotationRow): z.infer<typeof S
 
 /** Renders a swap row and its quotation as the API's Swap. */
 export function toSwapResponse(row: SwapRow, quotation: SwapQuotationRow): z.infer<typeof Swap> {
-  const from = row.from_currency as LedgerCurrency
-  const to = row.to_currency as LedgerCurrency
   return {
     id: row.id,
-    fromCurrency: from,
-    toCurrency: to,
-    sourceAmount: formatLedgerAmount(BigInt(row.source_amount), from),
-    targetAmount: formatLedgerAmount(BigInt(row.target_amount), to),
-    rate: row.rate,
-    fee: formatLedgerAmount(BigInt(row.fee), to),
+    ...toSwapNumbers(row),
     status: row.status,
     quotation: toSwapQuotationResponse(quotation),
     createdAt: row.created_at.toISOString(),
