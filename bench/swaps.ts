@@ -16,14 +16,11 @@ import {
   createSwapQuotation,
   type Deps,
   executeSwap,
-  type FxRates,
   merchantAccount,
   type OpenedDatabase,
   postTransaction,
   systemClock,
 } from '@tollgate/service'
-// The sandbox FX rail is built in another branch; until createRails has one, a fixed table stands in.
-import { createTestFxRates } from '../packages/service/src/testing/fx-fixtures.js'
 import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
@@ -38,24 +35,14 @@ function openEngine(engine: Engine): Promise<OpenedDatabase> {
   return openBenchDatabase(engine, { postgresUrl, poolSize: clients + 8 })
 }
 
-async function pickFx(rails: Deps['rails']): Promise<FxRates> {
-  try {
-    await rails.fx.getRate('USDT', 'NGN')
-    return rails.fx
-  } catch {
-    return createTestFxRates()
-  }
-}
-
-async function createDeps(opened: OpenedDatabase): Promise<Deps> {
+function createDeps(opened: OpenedDatabase): Deps {
   const base = {
     db: opened.db,
     clock: systemClock,
     ids: createIdGenerator(),
     logger: createLogger({ level: 'silent' }),
   }
-  const rails = createRails(base)
-  return { ...base, rails: { ...rails, fx: await pickFx(rails) }, settings: createDefaultSettings() }
+  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -65,7 +52,7 @@ const round = (n: number) => Math.round(n * 100) / 100
 async function bench(engine: Engine) {
   const opened = await openEngine(engine)
   try {
-    const deps = await createDeps(opened)
+    const deps = createDeps(opened)
     const merchants: string[] = []
     for (let i = 0; i < merchantCount; i++) {
       const { id } = await createMerchant(deps, { name: `swap bench ${i}` })

@@ -1,5 +1,4 @@
 import { beforeAll, expect, test } from 'vitest'
-import { createTestDepositRails } from '../testing/deposit-rails-fixtures.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 
@@ -18,8 +17,6 @@ describeEachDatabase('deposit account routes', (getDb) => {
   let customerId: string
   beforeAll(async () => {
     h = await createHarness(getDb())
-    // The chain and virtual-account rails are built elsewhere; in-test stand-ins until they land.
-    Object.assign(h.deps.rails, createTestDepositRails())
     const res = await h.request('/api/v1/customers', {
       method: 'POST',
       json: { email: 'chidi@example.com', firstName: 'Chidi', lastName: 'Okafor' },
@@ -167,7 +164,6 @@ describeEachDatabase('deposit account routes', (getDb) => {
       [{ type: 'ngn_virtual_account' }, 400],
       [{ type: 'static_deposit_address' }, 400],
       [{ type: 'static_deposit_address', chain: 'fantom' }, 400],
-      [{ type: 'static_deposit_address', chain: 'dogecoin' }, 400],
       [{ type: 'email' }, 400],
     ] as const) {
       const res = await add(json)

@@ -71,6 +71,9 @@ export async function addDepositIdentity(
       id,
       bvn: input.bvn,
       accountName: await getAccountName(deps, record),
+      // Owner tags: the sandbox route that simulates inbound transfers checks them.
+      merchantId: input.merchantId,
+      environment: input.environment,
     })
     await deps.db
       .insertInto('deposit_account_identities')

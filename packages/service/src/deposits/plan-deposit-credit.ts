@@ -8,6 +8,7 @@ import {
   ledgerCurrencies,
 } from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
+import type { Db } from '../rails/types.js'
 
 /** What a deposit brings in: `amount` atomic units of `asset` at `decimals`, held in account `from`. */
 export type DepositSource = {
@@ -60,7 +61,14 @@ export function toSettlementCurrency(
  */
 export async function planDepositCredit(
   deps: Pick<Deps, 'rails' | 'settings'>,
-  input: { merchantId: string; settlementCurrency: string; source: DepositSource; beneficiary?: AccountCode },
+  input: {
+    merchantId: string
+    settlementCurrency: string
+    source: DepositSource
+    beneficiary?: AccountCode
+    /** The caller's transaction (the rails' recording transaction): FX reads join it. */
+    db: Db
+  },
 ): Promise<DepositCredit> {
   const { source } = input
   const currency = toSettlementCurrency(input.settlementCurrency, source.ledgerCurrency)
@@ -79,7 +87,7 @@ export async function planDepositCredit(
       source.ledgerCurrency === null ? source.decimals : ledgerCurrencies[source.ledgerCurrency]
     const sourceAmount =
       source.ledgerCurrency === null ? source.amount : rescale(source.amount, source.decimals, fromScale)
-    const { rate } = await deps.rails.fx.getRate(fromCurrency, currency)
+    const { rate } = await deps.rails.fx.getRate(fromCurrency, currency, { db: input.db })
     amount = deps.rails.fx.convert({ amount: sourceAmount, fromScale, toScale: scale, rate })
     conversion = {
       fromCurrency,

@@ -83,6 +83,7 @@ async function createCryptoDeposit(
       })
     : 'pending'
   const credit = await planDepositCredit(deps, {
+    db,
     merchantId: target.account.merchant_id,
     settlementCurrency: target.account.settlement_currency,
     source: {

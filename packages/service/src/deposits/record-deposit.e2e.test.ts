@@ -2,9 +2,8 @@ import { beforeAll, expect, test } from 'vitest'
 import { inTransaction } from '../db/in-transaction.js'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import type { InboundFiatTransfer, IncomingTransfer } from '../rails/types.js'
-import { createTestDepositRails } from '../testing/deposit-rails-fixtures.js'
 import { describeEachDatabase } from '../testing/each-database.js'
-import { createTestFxRates, testFxTable } from '../testing/fx-fixtures.js'
+import { setTestFxRates } from '../testing/fx-fixtures.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 import { recordCryptoDeposit } from './record-crypto-deposit.js'
 import { recordFiatDeposit } from './record-fiat-deposit.js'
@@ -39,12 +38,7 @@ describeEachDatabase('deposit recording', (getDb) => {
   let transferSeq = 0
   beforeAll(async () => {
     h = await createHarness(getDb())
-    Object.assign(h.deps.rails, createTestDepositRails(), {
-      fx: createTestFxRates({ ...testFxTable, 'ETH/USDT': '3000.00000000', 'USDC/NGN': '1500.00000000' }),
-      screening: {
-        screen: async ({ address }: { address: string }) => (address.endsWith('bad') ? 'failed' : 'passed'),
-      },
-    })
+    await setTestFxRates(h.deps.rails)
     const customer = await h.request('/api/v1/customers', {
       method: 'POST',
       json: { email: 'ngozi@example.com', firstName: 'Ngozi' },
@@ -248,7 +242,7 @@ describeEachDatabase('deposit recording', (getDb) => {
     const [second] = (await deposits(`?txHash=${after.txHash}`)).data
     expect(second).toMatchObject({
       currency: 'USDT',
-      amount: '1.999000',
+      amount: '2.000000',
       conversion: { fromCurrency: 'USDC', toCurrency: 'USDT' },
     })
     const fx = await h.deps.db
@@ -296,7 +290,7 @@ describeEachDatabase('deposit recording', (getDb) => {
       asset: 'USDC',
       amount: 5_000_000n,
       decimals: 6,
-      fromAddress: '0xbad',
+      fromAddress: '0x00000000000000000000000000000000deadbad0',
     })
     await deliver(transfer)
     await deliver(transfer, 'confirmed')

@@ -43,6 +43,7 @@ export async function recordFiatDeposit(
     return
   }
   const credit = await planDepositCredit(deps, {
+    db,
     merchantId: target.account.merchant_id,
     settlementCurrency: target.account.settlement_currency,
     source: {

@@ -10,7 +10,7 @@ import type { LedgerCurrency } from '../ledger/ledger-currencies.js'
 import { createRails } from '../rails/create-rails.js'
 import { createDefaultSettings } from '../settings.js'
 import { describeEachDatabase } from '../testing/each-database.js'
-import { createTestFxRates } from '../testing/fx-fixtures.js'
+import { setTestFxRates } from '../testing/fx-fixtures.js'
 import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
 import { createSwapQuotation } from './create-swap-quotation.js'
 import { executeSwap, swapLedgerKey } from './execute-swap.js'
@@ -30,10 +30,8 @@ describeEachDatabase(
     let merchants: string[]
     beforeAll(async () => {
       const base = createLedgerTestDeps(getDb())
-      const rails = {
-        ...createRails({ ...base, logger: createLogger({ level: 'silent' }) }),
-        fx: createTestFxRates(),
-      }
+      const rails = createRails({ ...base, logger: createLogger({ level: 'silent' }) })
+      await setTestFxRates(rails)
       deps = { ...base, rails, settings: createDefaultSettings() }
       merchants = await createTestMerchants(deps, 3)
       for (const merchantId of merchants) {

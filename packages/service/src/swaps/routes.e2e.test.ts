@@ -1,6 +1,6 @@
 import { beforeAll, expect, test } from 'vitest'
 import { describeEachDatabase } from '../testing/each-database.js'
-import { createTestFxRates } from '../testing/fx-fixtures.js'
+import { setTestFxRates } from '../testing/fx-fixtures.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 
 type Body<T> = { success: boolean; data: T; error?: { code: string; param?: string } }
@@ -17,8 +17,7 @@ describeEachDatabase('swap routes', (getDb) => {
   let h: Harness
   beforeAll(async () => {
     h = await createHarness(getDb())
-    // The sandbox FX rail is built elsewhere; a fixed table stands in for it (docs/swaps.md).
-    Object.assign(h.deps.rails, { fx: createTestFxRates() })
+    await setTestFxRates(h.deps.rails)
     const fund = await h.request('/api/v1/sandbox/fund', {
       method: 'POST',
       json: { currency: 'USDT', amount: '1000' },
@@ -87,8 +86,9 @@ describeEachDatabase('swap routes', (getDb) => {
     const down = await read<Record<string, string>>(
       await h.request('/api/v1/swap/estimate?fromCurrency=NGN&toCurrency=USDT&amount=1000.01'),
     )
-    // 1000.01 NGN × 0.00065835 = 0.6583565835 USDT → 0.658356 (down).
-    expect(down.data).toMatchObject({ rate: '0.00065835', targetAmount: '0.658356' })
+    // NGN/USDT 1/1500 = 0.00066666 (8 decimals, down), less 25 bps = 0.00066499 (down);
+    // 1000.01 NGN × 0.00066499 = 0.6649966499 USDT → 0.664996 (down).
+    expect(down.data).toMatchObject({ rate: '0.00066499', targetAmount: '0.664996' })
     for (const query of [
       'fromCurrency=USDT&toCurrency=USDT&amount=1',
       'fromCurrency=USDT&toCurrency=NGN&amount=1.0000001',
