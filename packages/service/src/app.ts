@@ -5,6 +5,9 @@ import { AppError } from '@tollgate/core'
 import { bodyLimit } from 'hono/body-limit'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
+import { createCustomerRoutes } from './customers/routes.js'
+import { createDepositAccountRoutes } from './deposits/account-routes.js'
+import { createDepositRoutes } from './deposits/routes.js'
 import type { Deps } from './deps.js'
 import type { AppEnv } from './http/app-env.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
@@ -23,6 +26,7 @@ import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
+import { createSwapRoutes } from './swaps/routes.js'
 import { createX402Routes } from './x402/routes.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
@@ -99,6 +103,10 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   subscribePayoutRails(deps)
   api.route('/', createPaymentRoutes(deps))
   api.route('/', createSettlementRoutes(deps))
+  api.route('/', createSwapRoutes(deps))
+  api.route('/', createCustomerRoutes(deps))
+  api.route('/', createDepositAccountRoutes(deps))
+  api.route('/', createDepositRoutes(deps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

@@ -28,6 +28,7 @@ declare module '@tollgate/core' {
     duplicate_reference: RequestErrorContext
     otp_required: RequestErrorContext
     invalid_session_state: RequestErrorContext
+    customer_email_taken: RequestErrorContext
   }
 }
 
@@ -53,6 +54,9 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   unknown_asset: as(400, 'unsupported_asset_chain'),
   invalid_json: as(400, 'invalid_json'),
   insufficient_balance: as(400, 'insufficient_balance'),
+  quote_expired: as(400, 'quote_expired'),
+  quote_already_used: as(400, 'quote_already_used'),
+  customer_email_taken: as(409, 'customer_email_taken'),
   pending_transfer_already_resolved: as(409, 'pending_transfer_already_resolved'),
   pending_transfer_expired: as(409, 'pending_transfer_expired'),
   idempotency_key_reused: as(422, 'idempotency_key_reused'),
@@ -65,8 +69,6 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   transfer_already_completed: as(409, 'transfer_already_completed'),
   unsupported_asset_chain: as(400, 'unsupported_asset_chain'),
   daily_limit_exceeded: as(400, 'daily_limit_exceeded'),
-  quote_expired: as(400, 'quote_expired'),
-  quote_already_used: as(400, 'quote_already_used'),
   duplicate_reference: as(409, 'duplicate_reference'),
   otp_required: as(400, 'otp_required'),
   invalid_session_state: as(400, 'invalid_session_state'),

@@ -13,6 +13,10 @@ export type ServiceSettings = {
   x402FeeBps: number
   /** Payout fees, daily limit and timings (docs/payouts.md). */
   payouts: PayoutSettings
+  /** Swaps (docs/swaps.md): the spread in basis points taken off the FX rail's rate, charged as its own leg. */
+  swaps: { spreadBps: number }
+  /** Deposits (docs/deposits.md): the fee in basis points of the credited amount (half-up, once). */
+  deposits: { feeBps: number }
   /** Payment sessions (docs/sessions.md): fees, lifetime and default fee payer. */
   sessions: SessionSettings
 }
@@ -35,6 +39,8 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     x402FeeBps: 50,
     payouts: defaultPayoutSettings,
     sessions: { processingFeeBps: 100, ttlSeconds: 3600, defaultFeePayer: 'merchant' },
+    swaps: { spreadBps: 25 },
+    deposits: { feeBps: 50 },
     ...overrides,
   }
 }

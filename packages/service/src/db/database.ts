@@ -1,4 +1,5 @@
 import type { CustomersTables } from './schema/customers.js'
+import type { DepositsSwapsTables } from './schema/deposits-swaps.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
@@ -14,6 +15,7 @@ export interface Database
     LedgerTables,
     CustomersTables,
     JobsEventsTables,
+    DepositsSwapsTables,
     PaymentSessionsTables,
     PayoutsTables,
     RailsChainTables,

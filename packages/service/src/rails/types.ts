@@ -323,7 +323,11 @@ export type FxRate = { from: FxCurrency; to: FxCurrency; rate: string; at: Date 
 
 /** FX rates (with the house spread applied) and exact conversions (round down, in the house's favour). */
 export type FxRates = {
-  getRate(from: FxCurrency, to: FxCurrency): Promise<FxRate>
+  /**
+   * The rate now. `db`: read through the caller's transaction (an incoming-transfer handler runs in
+   * one, and PGlite has a single connection, so a read beside it would wait for it forever).
+   */
+  getRate(from: FxCurrency, to: FxCurrency, options?: { db?: Db }): Promise<FxRate>
   listRates(): Promise<FxRate[]>
   /** Converts `amount` minor units at `fromScale` into minor units at `toScale` at `rate` (rounded down). */
   convert(input: FxConversion): bigint

@@ -8,6 +8,7 @@ import { mount } from 'hono/mount'
 import type { Logger } from 'pino'
 import { createApp } from '../app.js'
 import { openDatabase } from '../db/open-database.js'
+import { subscribeDeposits } from '../deposits/subscribe-deposits.js'
 import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { createRateLimiter } from '../http/rate-limit.js'
@@ -118,6 +119,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     })
     // The public base URL is known once the server listens; settings are completed below.
     const deps: Deps = { ...base, rails, settings: createDefaultSettings() }
+    // Incoming crypto to deposit addresses and NGN into virtual accounts become deposits.
+    const unsubscribeDeposits = subscribeDeposits(deps)
+    stops.push(async () => unsubscribeDeposits())
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
     stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))

@@ -7,6 +7,7 @@ import * as m0006 from './0006-rails-chain.js'
 import * as m0007 from './0007-rails-fiat.js'
 import * as m0008 from './0008-payment-sessions.js'
 import * as m0009 from './0009-payouts.js'
+import * as m0010 from './0010-deposits-swaps.js'
 import * as m0011 from './0011-x402.js'
 
 /** Every migration, by name; names sort in the order they apply. Add new files here. */
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   '0007-rails-fiat': m0007,
   '0008-payment-sessions': m0008,
   '0009-payouts': m0009,
+  '0010-deposits-swaps': m0010,
   '0011-x402': m0011,
 }
 

@@ -1,7 +1,7 @@
 import { AppError } from '@tollgate/core'
 import { inTransaction } from '../../db/in-transaction.js'
 import type { Deps } from '../../deps.js'
-import type { FxRate, FxRates, SandboxFxRateInput } from '../types.js'
+import type { Db, FxRate, FxRates, SandboxFxRateInput } from '../types.js'
 import { convertAmount } from './convert-amount.js'
 import { type FxMid, quoteFxRate } from './quote-fx-rate.js'
 import { divideRational, parseRational, type Rational } from './rational.js'
@@ -27,9 +27,9 @@ const builtInMids: ReadonlyMap<string, FxMid> = new Map(
  * kept across restarts). See docs/rails-fiat.md "FX rates".
  */
 export function createSandboxFx(deps: Pick<Deps, 'db' | 'clock'>): SandboxFx {
-  const loadMids = async (): Promise<Map<string, FxMid>> => {
+  const loadMids = async (db: Db = deps.db): Promise<Map<string, FxMid>> => {
     const mids = new Map(builtInMids)
-    const rows = await deps.db.selectFrom('sandbox_fx_rates').selectAll().execute()
+    const rows = await db.selectFrom('sandbox_fx_rates').selectAll().execute()
     for (const row of rows) {
       mids.set(row.currency, {
         usdValue: { numerator: BigInt(row.usd_numerator), denominator: BigInt(row.usd_denominator) },
@@ -51,7 +51,7 @@ export function createSandboxFx(deps: Pick<Deps, 'db' | 'clock'>): SandboxFx {
     return { from, to, rate: quoteFxRate(fromMid, toMid, from === to), at }
   }
   return {
-    getRate: async (from, to) => quote(await loadMids(), from, to, deps.clock.now()),
+    getRate: async (from, to, options) => quote(await loadMids(options?.db), from, to, deps.clock.now()),
     listRates: async () => {
       const mids = await loadMids()
       const at = deps.clock.now()

@@ -1,0 +1,147 @@
+import {
+  DEFAULT_EVM_NETWORKS,
+  type LocalDevnet,
+  startDevnet,
+  toViemChain,
+  usdcLikeAbi,
+} from '@tollgate/devnet'
+import { type Address, createPublicClient, createWalletClient, type Hash, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createRails } from '../rails/create-rails.js'
+import { describeEachDatabase } from '../testing/each-database.js'
+import { setTestFxRates } from '../testing/fx-fixtures.js'
+import { createHarness, type Harness } from '../testing/harness.js'
+import { subscribeDeposits } from './subscribe-deposits.js'
+
+const BASE = 'eip155:84532'
+let devnet: LocalDevnet
+
+beforeAll(async () => {
+  devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+  })
+})
+afterAll(async () => {
+  await devnet?.stop()
+})
+
+type Deposit = { status: string; currency: string; amount: string; fee: string; netAmount: string }
+
+// USDC sent on the devnet's Base to a customer's static deposit address: the rails' watcher sees it,
+// the deposit subscriber credits it at the confirmation count (3 here), per settlement rule.
+describeEachDatabase('deposits on the devnet', (getDb) => {
+  let h: Harness
+  let unsubscribe: () => void
+  beforeAll(async () => {
+    h = await createHarness(getDb(), {
+      rails: (base) =>
+        createRails(base, {
+          networks: devnet.networks,
+          confirmations: { test: { base: 3 } },
+          pollIntervalMs: 100,
+        }),
+    })
+    await setTestFxRates(h.deps.rails)
+    unsubscribe = subscribeDeposits(h.deps)
+    await h.deps.rails.start()
+    // The watcher's first poll puts its cursor at the head; a payment before it would be skipped.
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+  })
+  afterAll(async () => {
+    unsubscribe?.()
+    await h?.deps.rails.stop()
+  })
+  const json = async <T>(res: Response) => ((await res.json()) as { data: T }).data
+  const network = () => {
+    const net = devnet.networks[BASE]
+    const wallet = devnet.wallets.find((w) => w.network === BASE && w.role === 'payer')
+    if (!net || !wallet) {
+      throw new Error('no base devnet')
+    }
+    return { net, wallet }
+  }
+  const payUsdc = async (to: string, amount: bigint) => {
+    const { net, wallet } = network()
+    const chain = toViemChain(net)
+    const client = createWalletClient({
+      account: privateKeyToAccount(wallet.privateKey as Hash),
+      chain,
+      transport: http(),
+    })
+    const reader = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
+    const hash = await client.writeContract({
+      address: net.assets.USDC?.address as Address,
+      abi: usdcLikeAbi,
+      functionName: 'transfer',
+      args: [to as Address, amount],
+    })
+    await reader.waitForTransactionReceipt({ hash })
+    return hash
+  }
+  const mine = async (blocks: number) => {
+    await fetch(network().net.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_mine',
+        params: [`0x${blocks.toString(16)}`],
+      }),
+    })
+  }
+  const waitForDeposit = async (txHash: string, status: string): Promise<Deposit> => {
+    for (let i = 0; i < 200; i++) {
+      const [deposit] = await json<Deposit[]>(await h.request(`/api/v1/deposits?txHash=${txHash}`))
+      if (deposit?.status === status) {
+        return deposit
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    throw new Error(`deposit of ${txHash} did not become ${status}`)
+  }
+  const staticAddress = async (email: string, settlementCurrency: string) => {
+    const customer = await json<{ id: string }>(
+      await h.request('/api/v1/customers', { method: 'POST', json: { email } }),
+    )
+    const account = await json<{ id: string }>(
+      await h.request('/api/v1/deposits/accounts', {
+        method: 'POST',
+        json: { customerId: customer.id, settlementCurrency },
+      }),
+    )
+    const withAddress = await json<{ staticDepositAddresses: { address: string }[] }>(
+      await h.request(`/api/v1/deposits/accounts/${account.id}/identities`, {
+        method: 'POST',
+        json: { type: 'static_deposit_address', chain: 'base' },
+      }),
+    )
+    return withAddress.staticDepositAddresses[0]?.address ?? ''
+  }
+
+  test('default rule: 10 USDC becomes a completed USDC deposit of 9.95 net', async () => {
+    const txHash = await payUsdc(await staticAddress('devnet-default@example.com', 'default'), 10_000_000n)
+    expect(await waitForDeposit(txHash, 'pending')).toMatchObject({ currency: 'USDC', netAmount: '9.950000' })
+    await mine(3)
+    expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
+      currency: 'USDC',
+      amount: '10.000000',
+      fee: '0.050000',
+      netAmount: '9.950000',
+    })
+  })
+
+  test('chosen currency NGN: 10 USDC becomes a completed NGN deposit of 14,925 net', async () => {
+    const txHash = await payUsdc(await staticAddress('devnet-ngn@example.com', 'NGN'), 10_000_000n)
+    await waitForDeposit(txHash, 'pending')
+    await mine(3)
+    expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
+      currency: 'NGN',
+      amount: '15000.00',
+      fee: '75.00',
+      netAmount: '14925.00',
+    })
+  })
+})
