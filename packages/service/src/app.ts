@@ -13,6 +13,7 @@ import { createJsonBodyParser } from './http/json-body.js'
 import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './http/metrics.js'
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
+import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
 import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
@@ -85,6 +86,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.use('*', createJsonBodyParser())
   api.use('*', requireApiKey(deps))
   api.use('*', createRateLimitMiddleware(options.rateLimiter ?? createRateLimiter(defaultRateLimit)))
+  api.use('*', createUrlTextGuard())
   api.use('*', createIdempotencyMiddleware(deps, options.idempotency))
   api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
   api.route('/', createBalanceRoutes(deps))

@@ -56,6 +56,7 @@ export const BAD_DATE_STRINGS = [
   '2026-13-01',
   '2026-00-10',
   '0000-01-01',
+  '0001-01-01T00:00:00+14:00',
   '10000-01-01',
   '-000001-01-01',
   '+275760-09-13T00:00:00Z',
@@ -129,13 +130,12 @@ export function replaceAtPath(
 export function sampleHostileBodies(base: unknown, options: { count: number; seed: number }): unknown[] {
   const paths = listJsonPaths(base)
   const objectPaths = [[], ...paths.filter((path) => isObjectAt(base, path))]
-  const mutation = fc.oneof(
-    fc.tuple(fc.constantFrom(...paths), hostileValue),
-    fc.tuple(
-      fc.constantFrom(...objectPaths).map((path) => [...path, 'junk']),
-      hostileValue,
-    ),
+  const added = fc.tuple(
+    fc.constantFrom(...objectPaths).map((path) => [...path, 'junk']),
+    hostileValue,
   )
+  const mutation =
+    paths.length > 0 ? fc.oneof(fc.tuple(fc.constantFrom(...paths), hostileValue), added) : added
   return fc
     .sample(mutation, { numRuns: options.count, seed: options.seed })
     .map(([path, value]) => replaceAtPath(base, path, value))

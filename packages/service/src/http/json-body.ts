@@ -1,4 +1,4 @@
-import { AppError } from '@tollgate/core'
+import { AppError, findJsonHazard } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from './app-env.js'
 
@@ -6,7 +6,9 @@ const jsonType = /^application\/([a-z0-9.+-]*\+)?json$/i
 
 /**
  * Parses JSON bodies of POST/PUT/PATCH up front (hono caches the result for the validators):
- * malformed JSON is a 400 `invalid_json`, a non-JSON body a 415 `unsupported_media_type`.
+ * malformed JSON is a 400 `invalid_json`, a non-JSON body a 415 `unsupported_media_type`, and a
+ * body nested deeper than 64 levels or holding U+0000 or an unpaired surrogate anywhere a 400
+ * `validation_error` naming the field (docs/input-limits.md).
  */
 export function createJsonBodyParser(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -17,10 +19,22 @@ export function createJsonBodyParser(): MiddlewareHandler<AppEnv> {
         if (type && !jsonType.test(type)) {
           throw new AppError('unsupported_media_type', { message: 'Request bodies must be application/json' })
         }
+        let value: unknown
         try {
-          JSON.parse(text)
+          value = JSON.parse(text)
         } catch (cause) {
           throw new AppError('invalid_json', { message: 'Malformed JSON in request body', cause })
+        }
+        const hazard = findJsonHazard(value)
+        if (hazard) {
+          const field = hazard.path === '' ? 'body' : `body.${hazard.path}`
+          throw new AppError('validation_error', {
+            message: `Invalid request: ${field}: ${hazard.message}`,
+            context: {
+              details: [{ field, message: hazard.message, code: 'invalid_json_value' }],
+              ...(hazard.path === '' ? {} : { param: hazard.path }),
+            },
+          })
         }
       }
     }
