@@ -50,6 +50,7 @@ export {
 } from './networks.js'
 export type { Reason } from './reasons.js'
 export { REASONS } from './reasons.js'
+export { drainRequestBody, isUndrainable, MAX_DRAIN_BYTES, readRequestText } from './request-body.js'
 export {
   SettleResponse,
   SupportedKind,

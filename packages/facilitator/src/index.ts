@@ -18,6 +18,7 @@ export type { Facilitator, FacilitatorDeps, FacilitatorHealth } from './create-f
 export { createFacilitator } from './create-facilitator.js'
 export type { FacilitatorAppOptions } from './create-facilitator-app.js'
 export { createFacilitatorApp } from './create-facilitator-app.js'
+export { drainUnreadBody } from './drain-unread-body.js'
 export type {
   FacilitatorMetrics,
   FacilitatorMetricsOptions,

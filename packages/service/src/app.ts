@@ -1,8 +1,7 @@
 import { swaggerUI } from '@hono/swagger-ui'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { FacilitatorClient } from '@tollgate/core'
-import { AppError } from '@tollgate/core'
-import { bodyLimit } from 'hono/body-limit'
+import { drainUnreadBody } from '@tollgate/facilitator'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import type { Deps } from './deps.js'
@@ -46,6 +45,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   app.onError(handleError)
   app.notFound(handleNotFound)
+  app.use('*', drainUnreadBody())
   app.use('*', createRequestContext({ logger: deps.logger, createId: () => deps.ids.create('req') }))
   app.use('*', createMetricsMiddleware(metrics))
 
@@ -74,16 +74,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
 function createApiRoutes(deps: Deps, options: AppOptions) {
   const reference = options.reference ?? createReferenceData()
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  api.use(
-    '*',
-    bodyLimit({
-      maxSize: options.bodyLimitBytes ?? defaultBodyLimitBytes,
-      onError: () => {
-        throw new AppError('payload_too_large', { message: 'Request body is larger than the limit' })
-      },
-    }),
-  )
-  api.use('*', createJsonBodyParser())
+  api.use('*', createJsonBodyParser({ limitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes }))
   api.use('*', requireApiKey(deps))
   api.use('*', createRateLimitMiddleware(options.rateLimiter ?? createRateLimiter(defaultRateLimit)))
   api.use('*', createUrlTextGuard())

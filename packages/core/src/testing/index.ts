@@ -18,3 +18,5 @@ export {
   sweepHostileBodies,
   toHostileJsonText,
 } from './hostile-json.js'
+export type { KeepAliveAnswer, KeepAliveClient } from './keep-alive-client.js'
+export { createKeepAliveClient } from './keep-alive-client.js'

@@ -16,3 +16,5 @@ export {
   permit2Payload,
   solanaPayload,
 } from './hostile-input-fixtures.js'
+export type { ServedForTests } from './serve-for-tests.js'
+export { serveForTests } from './serve-for-tests.js'
