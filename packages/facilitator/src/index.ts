@@ -29,6 +29,8 @@ export type {
 export { createFacilitatorMetrics } from './facilitator-metrics.js'
 export { getPaymentFingerprint } from './get-payment-fingerprint.js'
 export { getSupported } from './get-supported.js'
+export type { DataDirectoryLock } from './lock-data-directory.js'
+export { DATA_DIRECTORY_LOCK_FILE, lockDataDirectory } from './lock-data-directory.js'
 export type { Logger } from './logger.js'
 export { silentLogger } from './logger.js'
 export { createMemorySettlementStore } from './memory-settlement-store.js'
