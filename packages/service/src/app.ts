@@ -1,4 +1,3 @@
-import { swaggerUI } from '@hono/swagger-ui'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { FacilitatorClient } from '@tollgate/core'
 import { drainUnreadBody } from '@tollgate/facilitator'
@@ -6,6 +5,7 @@ import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import type { Deps } from './deps.js'
 import type { AppEnv } from './http/app-env.js'
+import { createDocsRoutes } from './http/docs-routes.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
 import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
 import { createJsonBodyParser } from './http/json-body.js'
@@ -66,7 +66,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     // Paths carry the /api/v1 prefix, so the server is the host root: a generated client joins them once.
     servers: [{ url: '/' }],
   })
-  app.get('/docs', swaggerUI({ url: '/api/v1/openapi.json' }))
+  app.route('/', createDocsRoutes())
   app.route('/api/v1', createApiRoutes(deps, options))
   return app
 }
