@@ -11,6 +11,7 @@ import { beforeAll, expect, test } from 'vitest'
 import { createRateLimiter } from './http/rate-limit.js'
 import { describeEachDatabase } from './testing/each-database.js'
 import { createHarness, type Harness } from './testing/harness.js'
+import { listOpenApiRoutes, type OpenApiRoute } from './testing/openapi-routes.js'
 
 // Hostile input against every operation of the OpenAPI document (docs/input-limits.md), so a route
 // added later is covered without editing this file: hostile path and query values, malformed and
@@ -37,7 +38,7 @@ type Operation = {
   parameters?: Parameter[]
   requestBody?: { content?: Record<string, { schema?: Schema }> }
 }
-type Route = { method: string; path: string; operation: Operation }
+type Route = OpenApiRoute<Operation>
 
 // Values for a path parameter, already URL-encoded where they must be.
 const HOSTILE_PATH_VALUES = [
@@ -129,16 +130,7 @@ describeEachDatabase('every route under hostile input', (getDb) => {
     const rateLimiter = createRateLimiter({ limit: Number.MAX_SAFE_INTEGER, windowMs: 60_000 })
     h = await createHarness(getDb(), { bodyLimitBytes: 16 * 1024, rateLimiter })
     countAllRows = await createRowCounter(h)
-    const doc = (await (await h.request('/api/v1/openapi.json', { key: null })).json()) as {
-      paths: Record<string, Record<string, Operation>>
-    }
-    routes = Object.entries(doc.paths).flatMap(([path, operations]) =>
-      Object.entries(operations).map(([method, operation]) => ({
-        method: method.toUpperCase(),
-        path,
-        operation,
-      })),
-    )
+    routes = await listOpenApiRoutes<Operation>(h)
   })
 
   const failures: string[] = []
