@@ -27,6 +27,14 @@ describe('encodeBase64Json / decodeBase64Json', () => {
     expect(() => decodeBase64Json('-_-_')).toThrowError(/not base64/)
     expect(() => decodeBase64Json(Buffer.from('not json').toString('base64'))).toThrowError(/JSON/)
   })
+  test('behavior: deep nesting, NUL and unpaired surrogates are invalid_header', () => {
+    const deep = Buffer.from(`${'['.repeat(5_000)}${']'.repeat(5_000)}`).toString('base64')
+    expect(() => decodeBase64Json(deep, 'PAYMENT-SIGNATURE')).toThrowError(/nests deeper than 64 levels/)
+    expect(() => decodeBase64Json(encodeBase64Json({ a: 'x\u0000' }))).toThrowError(
+      /a must not contain U\+0000/,
+    )
+    expect(() => decodeBase64Json(encodeBase64Json({ a: ['\ud800'] }))).toThrowError(/a\.0 must not/)
+  })
 })
 
 describe('decodePaymentHeader', () => {

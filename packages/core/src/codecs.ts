@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { AppError } from './app-error.js'
+import { findJsonHazard } from './json-hazards.js'
 import { SettleResponse } from './schemas/facilitator-responses.js'
 import { AnyPaymentPayload } from './schemas/payment-payload.js'
 import { PaymentRequired, PaymentRequiredV1 } from './schemas/payment-requirements.js'
@@ -20,14 +21,18 @@ export function encodeBase64Json(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64')
 }
 
-/** Decodes x402 header text (standard base64 of UTF-8 JSON); throws `invalid_header` when it is not. */
+/**
+ * Decodes x402 header text (standard base64 of UTF-8 JSON); throws `invalid_header` when it is
+ * not, or when the JSON holds what no surface accepts (see `findJsonHazard`).
+ */
 export function decodeBase64Json(text: string, header = 'header'): unknown {
   const trimmed = text.trim()
   if (trimmed.length === 0 || trimmed.length % 4 !== 0 || !BASE64.test(trimmed)) {
     throw new AppError('invalid_header', { context: { header }, message: `${header} is not base64` })
   }
+  let value: unknown
   try {
-    return JSON.parse(Buffer.from(trimmed, 'base64').toString('utf8'))
+    value = JSON.parse(Buffer.from(trimmed, 'base64').toString('utf8'))
   } catch (cause) {
     throw new AppError('invalid_header', {
       context: { header },
@@ -35,6 +40,14 @@ export function decodeBase64Json(text: string, header = 'header'): unknown {
       message: `${header} is not base64 JSON`,
     })
   }
+  const hazard = findJsonHazard(value)
+  if (hazard) {
+    throw new AppError('invalid_header', {
+      context: { header },
+      message: `${header}: ${hazard.path || 'the value'} ${hazard.message}`,
+    })
+  }
+  return value
 }
 
 function decodeWith<T extends z.ZodType>(schema: T, text: string, header: string): z.infer<T> {

@@ -31,6 +31,8 @@ export {
   toPaymentRequirements,
   toPaymentRequirementsV1,
 } from './convert.js'
+export type { JsonHazard } from './json-hazards.js'
+export { findJsonHazard, hasUnstorableText, MAX_JSON_DEPTH } from './json-hazards.js'
 export type { ParseDecimalAmountOptions } from './money.js'
 export { formatAtomicAmount, parseAtomicAmount, parseDecimalAmount, parseDollarPrice } from './money.js'
 export type { Network, NetworkFamily } from './networks.js'
@@ -48,6 +50,7 @@ export {
 } from './networks.js'
 export type { Reason } from './reasons.js'
 export { REASONS } from './reasons.js'
+export { drainRequestBody, isUndrainable, MAX_DRAIN_BYTES, readRequestText } from './request-body.js'
 export {
   SettleResponse,
   SupportedKind,

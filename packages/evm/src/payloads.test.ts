@@ -39,6 +39,22 @@ describe('Eip3009Payload', () => {
     expect(Eip3009Payload.safeParse({ ...eip3009, authorization }).success).toBe(false)
   })
 
+  test('behavior: number strings that are not plain decimals fail validation without throwing', () => {
+    for (const value of ['12abc', '1e3', ' 5', '-0x1', '0x10', '+1', '1.5', '']) {
+      for (const field of ['value', 'validAfter', 'validBefore'] as const) {
+        const authorization = { ...eip3009.authorization, [field]: value }
+        expect(Eip3009Payload.safeParse({ ...eip3009, authorization }).success, `${field}=${value}`).toBe(
+          false,
+        )
+      }
+      const permitted = { ...permit2.permit2Authorization.permitted, amount: value }
+      const authorization = { ...permit2.permit2Authorization, permitted, nonce: value, deadline: value }
+      expect(Permit2Payload.safeParse({ ...permit2, permit2Authorization: authorization }).success).toBe(
+        false,
+      )
+    }
+  })
+
   test('behavior: rejects a missing or non-hex signature', () => {
     expect(Eip3009Payload.safeParse({ authorization: eip3009.authorization }).success).toBe(false)
     expect(Eip3009Payload.safeParse({ ...eip3009, signature: 'abc' }).success).toBe(false)

@@ -16,7 +16,8 @@ const HexBytes = z
   .describe('signature bytes, 0x-hex')
 const Uint256String = z
   .string()
-  .regex(/^(0|[1-9]\d{0,77})$/, 'must be an unsigned integer as a decimal string')
+  // `abort`: zod 4 runs later checks after a failed one, and BigInt('12abc') throws.
+  .regex(/^(0|[1-9]\d{0,77})$/, { message: 'must be an unsigned integer as a decimal string', abort: true })
   .refine((value) => BigInt(value) <= MAX_UINT256, 'must fit in uint256')
   .describe('uint256 as a decimal string')
 

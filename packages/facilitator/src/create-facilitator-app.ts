@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { AppError } from '@tollgate/core'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import type { Facilitator } from './create-facilitator.js'
+import { drainUnreadBody } from './drain-unread-body.js'
 import { getErrorStatus, toErrorBody } from './errors.js'
 import { type Logger, silentLogger } from './logger.js'
 import { readBodyText } from './read-body-text.js'
@@ -29,6 +30,7 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   const auth = createBearerAuth(options.authToken)
   const app = new Hono()
 
+  app.use('*', drainUnreadBody())
   app.get('/health', async (c) => c.json(await facilitator.getHealth()))
   app.post('/verify', auth, async (c) =>
     c.json(await facilitator.verify(parseAndMarkFacilitatorRequest(await readJson(c, limitBytes)))),

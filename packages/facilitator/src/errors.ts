@@ -4,6 +4,8 @@ declare module '@tollgate/core' {
   interface AppErrorContexts {
     /** A facilitator request whose payload has an x402Version other than 1 or 2. */
     invalid_x402_version: { version: unknown }
+    /** A PGlite data directory another process (or this one) already holds; see `lockDataDirectory`. */
+    data_directory_locked: { dataDir: string; pid: number }
     /** A configuration file or environment that does not describe a runnable facilitator. */
     invalid_config: { issues: Record<string, string> }
   }

@@ -18,6 +18,7 @@ export type { Facilitator, FacilitatorDeps, FacilitatorHealth } from './create-f
 export { createFacilitator } from './create-facilitator.js'
 export type { FacilitatorAppOptions } from './create-facilitator-app.js'
 export { createFacilitatorApp } from './create-facilitator-app.js'
+export { drainUnreadBody } from './drain-unread-body.js'
 export type {
   FacilitatorMetrics,
   FacilitatorMetricsOptions,
@@ -28,6 +29,8 @@ export type {
 export { createFacilitatorMetrics } from './facilitator-metrics.js'
 export { getPaymentFingerprint } from './get-payment-fingerprint.js'
 export { getSupported } from './get-supported.js'
+export type { DataDirectoryLock } from './lock-data-directory.js'
+export { DATA_DIRECTORY_LOCK_FILE, lockDataDirectory } from './lock-data-directory.js'
 export type { Logger } from './logger.js'
 export { silentLogger } from './logger.js'
 export { createMemorySettlementStore } from './memory-settlement-store.js'

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { lockDataDirectory } from './lock-data-directory.js'
 import { createPgliteDialect } from './pglite-dialect.js'
 import type { SettlementDatabase } from './postgres-settlement-store.js'
 
@@ -19,7 +20,8 @@ export type OpenSettlementDatabaseOptions = {
 
 /**
  * Opens the facilitator's database: PostgreSQL through `pg` when `databaseUrl` is given, else an
- * embedded PGlite (in a data directory, or in memory). Close it with `db.destroy()`.
+ * embedded PGlite (in a data directory, or in memory). A data directory is locked to this process
+ * (`lockDataDirectory`: a second opener gets `data_directory_locked`) until `db.destroy()`.
  */
 export async function openSettlementDatabase(
   options: OpenSettlementDatabaseOptions = {},
@@ -29,9 +31,16 @@ export async function openSettlementDatabase(
     pool.on('error', (error) => options.onPoolError?.(error))
     return new Kysely<SettlementDatabase>({ dialect: new PostgresDialect({ pool }) })
   }
-  if (options.dataDir) {
-    await mkdir(options.dataDir, { recursive: true })
+  if (!options.dataDir) {
+    return new Kysely<SettlementDatabase>({ dialect: createPgliteDialect(new PGlite()) })
   }
-  const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite()
-  return new Kysely<SettlementDatabase>({ dialect: createPgliteDialect(pglite) })
+  await mkdir(options.dataDir, { recursive: true })
+  const lock = await lockDataDirectory(options.dataDir)
+  const db = new Kysely<SettlementDatabase>({
+    dialect: createPgliteDialect(new PGlite(options.dataDir), { onClose: lock.release }),
+  })
+  // Kysely starts its driver on the first query and `destroy()` skips a driver never started, so
+  // start it now: destroy then always closes PGlite and releases the lock.
+  await sql`select 1`.execute(db)
+  return db
 }

@@ -17,12 +17,16 @@ import {
  * A Kysely dialect over one PGlite instance. PGlite is a single Postgres session, so connections
  * are handed out one holder at a time (FIFO): a transaction's statements never interleave with
  * another caller's. A holder must release before it asks again (inside a transaction, use `trx`,
- * not `db`), or it waits for itself.
+ * not `db`), or it waits for itself. `onClose` runs once PGlite closed (releasing a data
+ * directory's lock, see `lockDataDirectory`).
  */
-export function createPgliteDialect(pglite: PGlite): Dialect {
+export function createPgliteDialect(
+  pglite: PGlite,
+  options: { onClose?: () => Promise<void> } = {},
+): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PgliteDriver(pglite),
+    createDriver: () => new PgliteDriver(pglite, options.onClose),
     createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   }
@@ -48,9 +52,11 @@ class PgliteDriver implements Driver {
   readonly #pglite: PGlite
   readonly #mutex = createMutex()
   readonly #unlocks = new WeakMap<DatabaseConnection, () => void>()
+  readonly #onClose: (() => Promise<void>) | undefined
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, onClose: (() => Promise<void>) | undefined) {
     this.#pglite = pglite
+    this.#onClose = onClose
   }
 
   async init(): Promise<void> {
@@ -106,6 +112,7 @@ class PgliteDriver implements Driver {
       if (!this.#pglite.closed) {
         await this.#pglite.close()
       }
+      await this.#onClose?.()
     } finally {
       unlock()
     }

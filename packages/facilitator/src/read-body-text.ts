@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { AppError } from '@tollgate/core'
+import { AppError, readRequestText } from '@tollgate/core'
 import type { Context } from 'hono'
 
 /**
@@ -8,7 +8,8 @@ import type { Context } from 'hono'
  *
  * Served by `@hono/node-server` it reads the Node request (`c.env.incoming`) directly: building
  * the Web `Request` and its stream for every body costs about a sixth of a verify's CPU time.
- * Elsewhere (other runtimes, `app.request` in tests) it reads the Web body stream.
+ * Elsewhere (other runtimes, `app.request` in tests, mounted under another app) it reads the Web
+ * body stream with core's `readRequestText`, which leaves a refused body for `drainUnreadBody`.
  */
 export async function readBodyText(c: Context, limitBytes: number): Promise<string> {
   const declared = Number(c.req.header('Content-Length'))
@@ -16,7 +17,7 @@ export async function readBodyText(c: Context, limitBytes: number): Promise<stri
     throw tooLarge(limitBytes)
   }
   const incoming = getNodeIncoming(c)
-  return incoming ? readNodeBody(incoming, limitBytes) : readWebBody(c.req.raw.body, limitBytes)
+  return incoming ? readNodeBody(incoming, limitBytes) : readRequestText(c.req.raw, limitBytes)
 }
 
 function getNodeIncoming(c: Context): IncomingMessage | undefined {
@@ -35,9 +36,10 @@ function readNodeBody(incoming: IncomingMessage, limitBytes: number): Promise<st
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > limitBytes) {
-        // Drain the rest unread so the connection can carry the 413.
+        // Stop reading: @hono/node-server drains the rest after the 413 (bounded in bytes and time),
+        // so the connection carries the next request without this reading an endless body.
         incoming.off('data', onData)
-        incoming.resume()
+        incoming.pause()
         reject(tooLarge(limitBytes))
         return
       }
@@ -47,28 +49,6 @@ function readNodeBody(incoming: IncomingMessage, limitBytes: number): Promise<st
     incoming.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')))
     incoming.once('error', reject)
   })
-}
-
-async function readWebBody(body: ReadableStream<Uint8Array> | null, limitBytes: number): Promise<string> {
-  if (!body) {
-    return ''
-  }
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) {
-      break
-    }
-    size += value.byteLength
-    if (size > limitBytes) {
-      await reader.cancel()
-      throw tooLarge(limitBytes)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks, size).toString('utf8')
 }
 
 function tooLarge(limitBytes: number): AppError {

@@ -1,4 +1,5 @@
 import { createPaymentGate } from './create-payment-gate.js'
+import { releaseUnreadBody } from './release-unread-body.js'
 import type { PaymentInfo, PaymentMiddlewareOptions } from './types.js'
 
 /** A Fetch-API handler that may read the payment of a paid request from its second argument. */
@@ -29,14 +30,20 @@ export function createPaymentHandler(
   const gate = createPaymentGate(options)
   return (handler) => async (request) => {
     const path = new URL(request.url).pathname
-    return gate.handle(
+    let handlerRan = false
+    const response = await gate.handle(
       { method: request.method, url: request.url, path, headers: request.headers },
       async (payment) => {
+        handlerRan = true
         if (payment) {
           payments.set(request, payment)
         }
         return handler(request, payment)
       },
     )
+    if (!handlerRan) {
+      releaseUnreadBody(request, response)
+    }
+    return response
   }
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { createPaymentGate } from './create-payment-gate.js'
+import { releaseUnreadBody } from './release-unread-body.js'
 import type { PaymentInfo, PaymentMiddlewareOptions } from './types.js'
 
 /** hono context variables set by {@link paymentRequired}: `c.get('payment')` in a paid handler. */
@@ -36,6 +37,7 @@ export function paymentRequired(
       },
     )
     if (!handlerRan) {
+      releaseUnreadBody(c.req.raw, response, c.env)
       // Built through the context so headers set by earlier middleware (CORS) are kept.
       return c.newResponse(response.body, response)
     }

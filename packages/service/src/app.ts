@@ -1,8 +1,6 @@
-import { swaggerUI } from '@hono/swagger-ui'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { FacilitatorClient } from '@tollgate/core'
-import { AppError } from '@tollgate/core'
-import { bodyLimit } from 'hono/body-limit'
+import { drainUnreadBody } from '@tollgate/facilitator'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import { createCustomerRoutes } from './customers/routes.js'
@@ -10,12 +8,14 @@ import { createDepositAccountRoutes } from './deposits/account-routes.js'
 import { createDepositRoutes } from './deposits/routes.js'
 import type { Deps } from './deps.js'
 import type { AppEnv } from './http/app-env.js'
+import { createDocsRoutes } from './http/docs-routes.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
 import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
 import { createJsonBodyParser } from './http/json-body.js'
 import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './http/metrics.js'
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
+import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
 import { createPaymentRoutes } from './payments/routes.js'
 import { createSettlementRoutes } from './payments/settlement-routes.js'
@@ -54,6 +54,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   app.onError(handleError)
   app.notFound(handleNotFound)
+  app.use('*', drainUnreadBody())
   app.use('*', createRequestContext({ logger: deps.logger, createId: () => deps.ids.create('req') }))
   app.use('*', createMetricsMiddleware(metrics))
 
@@ -74,7 +75,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     // Paths carry the /api/v1 prefix, so the server is the host root: a generated client joins them once.
     servers: [{ url: '/' }],
   })
-  app.get('/docs', swaggerUI({ url: '/api/v1/openapi.json' }))
+  app.route('/', createDocsRoutes())
   app.route('/api/v1', createApiRoutes(deps, options))
   return app
 }
@@ -82,18 +83,10 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
 function createApiRoutes(deps: Deps, options: AppOptions) {
   const reference = options.reference ?? createReferenceData()
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  api.use(
-    '*',
-    bodyLimit({
-      maxSize: options.bodyLimitBytes ?? defaultBodyLimitBytes,
-      onError: () => {
-        throw new AppError('payload_too_large', { message: 'Request body is larger than the limit' })
-      },
-    }),
-  )
-  api.use('*', createJsonBodyParser())
+  api.use('*', createJsonBodyParser({ limitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes }))
   api.use('*', requireApiKey(deps))
   api.use('*', createRateLimitMiddleware(options.rateLimiter ?? createRateLimiter(defaultRateLimit)))
+  api.use('*', createUrlTextGuard())
   api.use('*', createIdempotencyMiddleware(deps, options.idempotency))
   api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
   api.route('/', createBalanceRoutes(deps))

@@ -1,6 +1,7 @@
 import { beforeAll, expect, test } from 'vitest'
 import { describeEachDatabase } from './testing/each-database.js'
 import { createHarness, type Harness } from './testing/harness.js'
+import { listOpenApiRoutes, type OpenApiRoute } from './testing/openapi-routes.js'
 
 // Checks every operation of the generated OpenAPI document, so a route added later is covered
 // without editing this file: auth failures, bad query values, bad bodies, and that none of them
@@ -8,7 +9,7 @@ import { createHarness, type Harness } from './testing/harness.js'
 
 type Parameter = { name: string; in: string; schema?: { enum?: string[] } }
 type Operation = { parameters?: Parameter[]; requestBody?: unknown }
-type Route = { method: string; path: string; operation: Operation }
+type Route = OpenApiRoute<Operation>
 
 async function countRows(h: Harness): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
@@ -27,16 +28,7 @@ describeEachDatabase('every route', (getDb) => {
   let routes: Route[]
   beforeAll(async () => {
     h = await createHarness(getDb())
-    const doc = (await (await h.request('/api/v1/openapi.json', { key: null })).json()) as {
-      paths: Record<string, Record<string, Operation>>
-    }
-    routes = Object.entries(doc.paths).flatMap(([path, operations]) =>
-      Object.entries(operations).map(([method, operation]) => ({
-        method: method.toUpperCase(),
-        path,
-        operation,
-      })),
-    )
+    routes = await listOpenApiRoutes<Operation>(h)
   })
   const toUrl = (path: string, query = '') => `${path.replace(/\{[^}]+\}/g, 'x_missing')}${query}`
 

@@ -1,6 +1,10 @@
-import { beforeAll, expect, test } from 'vitest'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { authenticateApiKey } from './auth/authenticate-api-key.js'
-import type { OpenedDatabase } from './db/open-database.js'
+import { type OpenedDatabase, openDatabase } from './db/open-database.js'
 import { cliUsage, runCli } from './run-cli.js'
 import { describeEachDatabase } from './testing/each-database.js'
 
@@ -104,5 +108,58 @@ describeEachDatabase('tollgate CLI', (getDb) => {
     ).toContain('not_found')
     expect((await cli('frobnicate', 'now')).err).toContain('unknown command: frobnicate now')
     expect((await cli('keys', 'list', '--bogus')).code).toBe(1)
+  })
+})
+
+describe('tollgate CLI next to a running sandbox', () => {
+  let dir: string
+  let holder: ChildProcess | undefined
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tollgate-cli-lock-'))
+  })
+  afterAll(async () => {
+    holder?.kill('SIGKILL')
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  const cli = async (...argv: string[]) => {
+    let out = ''
+    let err = ''
+    const code = await runCli(argv, {
+      openDatabase: () => openDatabase({ dataDir: dir }),
+      out: (text) => {
+        out += text
+      },
+      err: (text) => {
+        err += text
+      },
+    })
+    return { code, out, err }
+  }
+
+  test('behavior: refused while another process holds the data directory, served once it is gone', async () => {
+    // Another process opens the directory the way the sandbox does and keeps it.
+    const script = `const { openDatabase } = await import(${JSON.stringify(resolve(import.meta.dirname, 'db/open-database.ts'))})
+      await openDatabase({ dataDir: ${JSON.stringify(dir)} }); console.log('ready'); setInterval(() => {}, 1000)`
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    holder = child
+    await new Promise<void>((ready, fail) => {
+      child.stdout?.on('data', (chunk: Buffer) => (String(chunk).includes('ready') ? ready() : undefined))
+      child.once('exit', (code) => fail(new Error(`holder exited with ${code}`)))
+    })
+
+    const refused = await cli('merchants', 'list')
+    expect(refused.code).toBe(1)
+    expect(refused.out).toBe('')
+    expect(refused.err).toContain(`is in use by process ${child.pid}`)
+    expect(refused.err).toContain('Stop the sandbox first, or make the change through the running service')
+
+    // Killed without closing: its lock is stale, and the CLI takes the directory over.
+    child.kill('SIGKILL')
+    await new Promise((exited) => child.once('exit', exited))
+    const served = await cli('merchants', 'list')
+    expect(served).toMatchObject({ code: 0, out: '[]' })
   })
 })

@@ -24,7 +24,8 @@ export const cliUsage = `usage: tollgate <command>
   balances --merchant <mer_…> [--env test|live]
   sandbox fund --merchant <mer_…> --currency USDT|USDC|NGN --amount <decimal>
 Database: DATABASE_URL, else the PGlite directory TOLLGATE_DATA_DIR (default .tollgate/data).
-With PGlite, stop the sandbox first: one process at a time may open the data directory.`
+With PGlite, stop the sandbox first: one process at a time may open the data directory (a second
+one is refused, naming the process that holds it).`
 
 /** What the CLI talks to: the database opener and two output lines sinks (JSON results, messages). */
 export type CliIo = {
@@ -62,7 +63,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.out(cliUsage)
     return values.help ? 0 : 1
   }
-  const database = await io.openDatabase()
+  let database: OpenedDatabase
+  try {
+    database = await io.openDatabase()
+  } catch (error) {
+    if (!isAppError(error, 'data_directory_locked')) {
+      throw error
+    }
+    io.err(
+      `${error.message}, most likely the sandbox (npm start). Stop the sandbox first, or make the change through the running service's API (sandbox fund: POST /api/v1/sandbox/fund).`,
+    )
+    return 1
+  }
   const deps = { db: database.db, clock: systemClock, ids: createIdGenerator() }
   try {
     const result = await runCommand(deps, [group, action ?? '', target], values)

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
 import { PGlite, types } from '@electric-sql/pglite'
-import { createPgliteDialect } from '@tollgate/facilitator'
+import { createPgliteDialect, lockDataDirectory } from '@tollgate/facilitator'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
@@ -58,14 +58,19 @@ async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase>
   if (options.schema !== undefined) {
     throw new Error('schema is only supported on PostgreSQL')
   }
+  let lock: Awaited<ReturnType<typeof lockDataDirectory>> | undefined
   if (options.dataDir !== undefined) {
     await mkdir(options.dataDir, { recursive: true })
+    // One process per data directory (docs/service.md): a second opener is refused, naming the holder.
+    lock = await lockDataDirectory(options.dataDir)
   }
   // pg returns BIGINT as a string; PGlite would return a number. Match pg so code sees one type.
   const pglite = new PGlite({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     parsers: { [types.INT8]: (value: string) => value },
   })
-  const db = new Kysely<Database>({ dialect: createPgliteDialect(pglite) })
+  const db = new Kysely<Database>({
+    dialect: createPgliteDialect(pglite, lock ? { onClose: lock.release } : {}),
+  })
   return { db, engine: 'pglite', close: () => db.destroy() }
 }

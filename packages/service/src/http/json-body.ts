@@ -1,26 +1,43 @@
-import { AppError } from '@tollgate/core'
+import { AppError, findJsonHazard, readRequestText } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from './app-env.js'
 
 const jsonType = /^application\/([a-z0-9.+-]*\+)?json$/i
 
 /**
- * Parses JSON bodies of POST/PUT/PATCH up front (hono caches the result for the validators):
- * malformed JSON is a 400 `invalid_json`, a non-JSON body a 415 `unsupported_media_type`.
+ * Reads and parses JSON bodies of POST/PUT/PATCH up front (hono caches the text for the
+ * validators): a body over `limitBytes` is a 413 `payload_too_large` (left for the app's
+ * `drainUnreadBody`, so the connection stays usable), malformed JSON is a 400 `invalid_json`, a non-JSON body a 415 `unsupported_media_type`, and a
+ * body nested deeper than 64 levels or holding U+0000 or an unpaired surrogate anywhere a 400
+ * `validation_error` naming the field (docs/input-limits.md).
  */
-export function createJsonBodyParser(): MiddlewareHandler<AppEnv> {
+export function createJsonBodyParser(options: { limitBytes: number }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH') {
-      const text = await c.req.text()
+      const text = await readRequestText(c.req.raw, options.limitBytes)
+      // hono keeps the promise of each body read in `bodyCache` (though its type names the value).
+      ;(c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text)
       const type = c.req.header('content-type')?.split(';')[0]?.trim() ?? ''
       if (text.length > 0) {
         if (type && !jsonType.test(type)) {
           throw new AppError('unsupported_media_type', { message: 'Request bodies must be application/json' })
         }
+        let value: unknown
         try {
-          JSON.parse(text)
+          value = JSON.parse(text)
         } catch (cause) {
           throw new AppError('invalid_json', { message: 'Malformed JSON in request body', cause })
+        }
+        const hazard = findJsonHazard(value)
+        if (hazard) {
+          const field = hazard.path === '' ? 'body' : `body.${hazard.path}`
+          throw new AppError('validation_error', {
+            message: `Invalid request: ${field}: ${hazard.message}`,
+            context: {
+              details: [{ field, message: hazard.message, code: 'invalid_json_value' }],
+              ...(hazard.path === '' ? {} : { param: hazard.path }),
+            },
+          })
         }
       }
     }

@@ -23,13 +23,17 @@ export type PageQuery = z.infer<typeof PageQuery>
 /** An ISO 8601 date or date-time query value, parsed to a `Date`; anything else is a 400. */
 export const IsoDate = z
   .string()
-  .refine((value) => isIsoDate(value), { message: 'must be an ISO 8601 date or date-time' })
+  .refine((value) => isIsoDate(value), {
+    message: 'must be an ISO 8601 date or date-time in years 0001 to 9999',
+  })
   .transform((value) => new Date(value))
 
 /** Like {@link IsoDate}, but a bare date (`2026-01-31`) means the end of that UTC day (inclusive bound). */
 export const IsoEndDate = z
   .string()
-  .refine((value) => isIsoDate(value), { message: 'must be an ISO 8601 date or date-time' })
+  .refine((value) => isIsoDate(value), {
+    message: 'must be an ISO 8601 date or date-time in years 0001 to 9999',
+  })
   .transform((value) => new Date(value.length === 10 ? Date.parse(value) + 86_399_999 : value))
 
 /** Query parameters `startDate` / `endDate` (ISO 8601, inclusive bounds on `createdAt`). */
@@ -48,7 +52,15 @@ export const DateRangeQuery = z.object({
 
 const isoPattern = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
-/** Whether `value` is an ISO 8601 date (`2026-01-31`) or date-time that names a real instant. */
+// The instants a date filter may name: years 0001 to 9999 in UTC, what ISO 8601 writes without
+// expansion and what PostgreSQL and JavaScript both store (docs/service.md "Pagination and dates").
+const EARLIEST = new Date(0).setUTCFullYear(1, 0, 1)
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+/**
+ * Whether `value` is an ISO 8601 date (`2026-01-31`) or date-time that names a real instant between
+ * 0001-01-01 and 9999-12-31 (UTC).
+ */
 export function isIsoDate(value: string): boolean {
   const match = isoPattern.exec(value)
   if (!match) {
@@ -60,7 +72,8 @@ export function isIsoDate(value: string): boolean {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth) {
     return false
   }
-  return !Number.isNaN(Date.parse(value))
+  const time = Date.parse(value)
+  return time >= EARLIEST && time <= LATEST
 }
 
 /** Row offset of a page (`(page - 1) * size`). */
