@@ -20,7 +20,7 @@ import { getSupported } from './get-supported.js'
 import { type Logger, silentLogger } from './logger.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
 import { type ReconcileSummary, reconcileSettlements } from './reconcile-settlements.js'
-import { routeFacilitatorRequest } from './route-facilitator-request.js'
+import { type RouteOptions, routeFacilitatorRequest } from './route-facilitator-request.js'
 import type { SettlementStateCounts, SettlementStore } from './settlement-store.js'
 
 /** Dependencies of {@link createFacilitator}. */
@@ -53,6 +53,10 @@ export type FacilitatorHealth = {
 
 /** Tollgate's facilitator: an in-process {@link FacilitatorClient} with exactly-once settlement. */
 export interface Facilitator extends FacilitatorClient {
+  /** Verifies a payment; `options.parsed` says `request` is `parseFacilitatorRequest`'s answer. */
+  verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse>
+  /** Settles a payment exactly once; `options.parsed` as for `verify`. */
+  settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse>
   readonly metrics: FacilitatorMetrics
   /**
    * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died);
@@ -95,11 +99,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     ...(deps.getBalances ? { getBalances: deps.getBalances } : {}),
   })
 
-  async function verify(request: FacilitatorRequest): Promise<VerifyResponse> {
+  async function verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
     try {
-      const route = routeFacilitatorRequest(schemes, request)
+      const route = routeFacilitatorRequest(schemes, request, options)
       if (!route.ok) {
         labels.outcome = 'invalid'
         labels.reason = route.reason
@@ -116,11 +120,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     }
   }
 
-  async function settle(request: FacilitatorRequest): Promise<SettleResponse> {
+  async function settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
     try {
-      const route = routeFacilitatorRequest(schemes, request)
+      const route = routeFacilitatorRequest(schemes, request, options)
       let result: SettleResponse
       if (!route.ok) {
         result = failure(route.reason, route.message, route.network)

@@ -42,6 +42,7 @@ export type {
 } from './postgres-settlement-store.js'
 export { createPostgresSettlementStore } from './postgres-settlement-store.js'
 export type { ReconcileSummary } from './reconcile-settlements.js'
+export type { RouteOptions } from './route-facilitator-request.js'
 export { migrateSettlementStore, SETTLEMENT_TABLE } from './settlement-migrations.js'
 export type {
   ClaimSettlementParameters,

@@ -30,7 +30,7 @@ import { FeePayerPool } from './fee-payer-pool.js'
 import { type RawKey, toAddress, toRawKey } from './raw-keys.js'
 import { awaitSettlement, coSignTransaction, sendCoSigned } from './settle-payment.js'
 import { SignaturePoller } from './signature-poller.js'
-import { type VerifyContext, verifyPayment } from './verify-payment.js'
+import { type VerifyContext, type VerifyLoad, verifyPayment } from './verify-payment.js'
 
 /** The RPC methods the facilitator calls (standard Solana JSON-RPC). */
 export type SolanaFacilitatorRpc = Rpc<
@@ -97,9 +97,10 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
     [...states.values()].flatMap((s) => s.pool.addresses.map((a) => toRawKey(a) as RawKey)),
   )
   const confirmTimeoutMs = options.confirmTimeoutMs ?? 30_000
+  const load: VerifyLoad = { active: 0 }
   const contextOf = (network: string): VerifyContext => {
     const state = states.get(network)
-    return { rpc: state?.rpc, pool: state?.pool, assets: options.assets, limits, facilitatorKeys }
+    return { rpc: state?.rpc, pool: state?.pool, assets: options.assets, limits, facilitatorKeys, load }
   }
 
   const verify = (

@@ -1,25 +1,26 @@
 import type { PaymentPayload } from '@tollgate/core'
 
 /**
- * Hands a scheme's pre-broadcast verification from `prepareSettle` to `settle`. The facilitator
- * passes the prepared value back opaquely; it is honoured only for the very payment object it
- * was made for, so a value from another payment or another scheme is ignored (settle verifies).
+ * A scheme's pre-broadcast verification, made by `prepareSettle` and handed back to `settle` as
+ * `context.prepared`. It names the very payment object it was made for.
  */
-export function createSettlePreparation<T>() {
-  const prepared = new WeakMap<object, { payment: PaymentPayload; value: T }>()
-  return {
-    async prepare(payment: PaymentPayload, run: () => Promise<T>): Promise<object> {
-      const token = {}
-      prepared.set(token, { payment, value: await run() })
-      return token
-    },
-    take(token: unknown, payment: PaymentPayload): T | undefined {
-      if (typeof token !== 'object' || token === null) {
-        return undefined
-      }
-      const entry = prepared.get(token)
-      prepared.delete(token)
-      return entry?.payment === payment ? entry.value : undefined
-    },
-  }
+export type PreparedSettle<T> = { readonly payment: PaymentPayload; readonly verification: T }
+
+/** Runs the pre-broadcast checks for `payment` and ties their answer to it. */
+export async function prepareSettle<T>(
+  payment: PaymentPayload,
+  run: () => Promise<T>,
+): Promise<PreparedSettle<T>> {
+  return { payment, verification: await run() }
+}
+
+/**
+ * The prepared verification when it was made for this very `payment` object; `undefined` for a
+ * value made for another payment (settle then verifies again).
+ */
+export function takePrepared<T>(
+  prepared: PreparedSettle<T> | undefined,
+  payment: PaymentPayload,
+): T | undefined {
+  return prepared?.payment === payment ? prepared.verification : undefined
 }
