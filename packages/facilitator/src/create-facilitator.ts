@@ -197,7 +197,7 @@ function failure(reason: string, message: string, network: string): SettleRespon
   return { success: false, errorReason: reason, errorMessage: message, transaction: '', network }
 }
 
-// Reasons may carry a `: detail` tail (X402.md §2.5); metrics keep the bounded prefix only.
+// Reasons may carry a `: detail` tail (docs/x402.md, 'Reason strings'); metrics keep the bounded prefix only.
 function toReasonLabel(reason: string | undefined): string {
   return reason?.split(':')[0]?.slice(0, 100) ?? ''
 }

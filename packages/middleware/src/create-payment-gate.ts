@@ -101,7 +101,7 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
     })
 
   // One automatic re-settle when the first attempt broadcast but could not confirm in time: the
-  // facilitator re-awaits the same transaction instead of paying again (X402.md §2.4).
+  // facilitator re-awaits the same transaction instead of paying again (docs/x402.md, 'Settlement pending').
   const settle = async (request: FacilitatorRequest): Promise<SettleResponse> => {
     const first = await facilitator.settle(request)
     if (first.success || first.errorReason !== REASONS.settlementPending || !first.transaction) {

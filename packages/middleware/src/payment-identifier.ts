@@ -1,6 +1,6 @@
 import type { AnyPaymentPayload } from '@tollgate/core'
 
-/** The x402 extension key of client-chosen payment ids (X402.md §6). */
+/** The x402 extension key of client-chosen payment ids (docs/x402.md, 'Extensions we use'). */
 export const PAYMENT_IDENTIFIER = 'payment-identifier'
 
 const ID = /^[A-Za-z0-9_-]{16,128}$/

@@ -33,7 +33,7 @@ export function toIdentifierSettings(
   }
 }
 
-// payment-identifier (X402.md §6): same id + same payment → the first paid answer again; same id +
+// payment-identifier (docs/x402.md, 'Extensions we use'): same id + same payment → the first paid answer again; same id +
 // another payment → 409; a required id missing → 400. Only charged answers are remembered.
 export async function runIdempotent(
   paid: Paid,

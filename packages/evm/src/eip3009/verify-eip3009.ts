@@ -31,7 +31,7 @@ export type VerifiedEip3009 = {
 export type Eip3009Verification = ExactVerification<VerifiedEip3009>
 
 /**
- * Verifies an x402 exact EIP-3009 payment (X402.md §3 and §9): requirement checks, recipient,
+ * Verifies an x402 exact EIP-3009 payment (docs/x402.md, 'Exact on EVM through EIP-3009'): requirement checks, recipient,
  * value, time window (bounded by maxTimeoutSeconds), the signature (locally for EOAs), then nonce
  * state, balance and the transfer simulation in one batched aggregate3 eth_call.
  */
@@ -130,7 +130,7 @@ export async function verifyEip3009(
 }
 
 // Tollgate pins each token's EIP-712 domain in the asset registry; a payment signed over another
-// domain would fail on-chain (X402.md §7.9), so say which part differs before any RPC.
+// domain would fail on-chain (docs/x402.md, 'Exact on EVM through EIP-3009'), so say which part differs before any RPC.
 function checkDomain(asset: Asset, requirements: PaymentRequirements): string | undefined {
   const name = requirements.extra?.name
   const version = requirements.extra?.version

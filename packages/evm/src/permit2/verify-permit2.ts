@@ -42,7 +42,7 @@ export type Permit2Verification = ExactVerification<VerifiedPermit2>
 const REVERT_ABI = [...x402ExactPermit2ProxyAbi, ...permit2Abi]
 
 /**
- * Verifies an x402 exact Permit2 payment (X402.md §4 and §9): requirement checks, spender, witness
+ * Verifies an x402 exact Permit2 payment (docs/x402.md, 'Exact on EVM through Permit2'): requirement checks, spender, witness
  * recipient, token, amount, time window (deadline bounded by maxTimeoutSeconds), the signature
  * (locally for EOAs), then proxy presence, balance, Permit2 allowance, nonce bitmap and the
  * `proxy.settle` simulation in one batched aggregate3 eth_call.

@@ -21,7 +21,7 @@ export type AwaitSettlementParameters = {
 /**
  * Waits (bounded) for a settlement transaction and turns its receipt into the x402 answer:
  * success only with status 1 and the expected `Transfer(from, to, value)` log from the token.
- * A wait that times out or fails is `settlement_pending` with the hash, never a failure (X402.md §2.4).
+ * A wait that times out or fails is `settlement_pending` with the hash, never a failure (docs/x402.md, 'Settlement pending').
  */
 export async function awaitSettlement(parameters: AwaitSettlementParameters): Promise<SettleResponse> {
   const { relayer, hash, network, payer, expected } = parameters
