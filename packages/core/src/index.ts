@@ -80,4 +80,5 @@ export type {
   VerifyOptions,
 } from './scheme.js'
 export { getSchemeName } from './scheme.js'
+export { createSettleFailure } from './settle-failure.js'
 export { WireReader } from './wire-reader.js'

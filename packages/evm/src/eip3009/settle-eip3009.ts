@@ -1,4 +1,5 @@
 import {
+  createSettleFailure,
   type PaymentPayload,
   type PaymentRequirements,
   REASONS,
@@ -9,7 +10,6 @@ import { getAddress, type Hex } from 'viem'
 import { Eip3009Payload } from '../payloads.js'
 import type { ExactEvmContext } from '../shared/exact-evm-context.js'
 import { settleExact } from '../shared/settle-exact.js'
-import { createSettleFailure } from '../shared/settle-failure.js'
 import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
 import { createEip3009Probe } from './recover-eip3009.js'
 import { type Eip3009Verification, type VerifiedEip3009, verifyEip3009 } from './verify-eip3009.js'

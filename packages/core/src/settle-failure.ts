@@ -1,4 +1,4 @@
-import type { SettleResponse } from '@tollgate/core'
+import type { SettleResponse } from './schemas/facilitator-responses.js'
 
 /** A failed settlement as x402 reports it: no transaction, the reason, and the payer when known. */
 export function createSettleFailure(
