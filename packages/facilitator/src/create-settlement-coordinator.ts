@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   AppError,
+  createSettleFailure,
   type PaymentPayload,
   type PaymentRequirements,
   REASONS,
@@ -127,13 +128,9 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
       logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
       result = broadcast
         ? pendingResult({ ...record, transaction: broadcast })
-        : {
-            success: false,
-            errorReason: REASONS.unexpectedSettleError,
+        : createSettleFailure(record.network, REASONS.unexpectedSettleError, {
             errorMessage: error instanceof Error ? error.message : String(error),
-            transaction: '',
-            network: record.network,
-          }
+          })
     } finally {
       stopHeartbeat()
     }
@@ -258,23 +255,16 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
 
 /** The answer while a key's transaction is out but not known final: re-settle later, never re-pay. */
 function pendingResult(record: Pick<SettlementRecord, 'network' | 'transaction'>): SettleResponse {
-  return {
-    success: false,
-    errorReason: REASONS.settlementPending,
+  return createSettleFailure(record.network, REASONS.settlementPending, {
     errorMessage: 'settlement is in progress; settle again with the same payment to get its outcome',
-    transaction: record.transaction ?? '',
-    network: record.network,
-  }
+    transaction: record.transaction,
+  })
 }
 
 function duplicateResult(network: string): SettleResponse {
-  return {
-    success: false,
-    errorReason: REASONS.duplicateSettlement,
+  return createSettleFailure(network, REASONS.duplicateSettlement, {
     errorMessage: 'this payment was already submitted for settlement with different requirements',
-    transaction: '',
-    network,
-  }
+  })
 }
 
 function sleep(ms: number): Promise<void> {

@@ -14,6 +14,7 @@ import type {
 import {
   AppError,
   type AssetRegistry,
+  createSettleFailure,
   isSolanaNetwork,
   type Network,
   type PaymentPayload,
@@ -137,14 +138,10 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
     // The simulation happens in the send's preflight, in the same round trip.
     const { response, verified } = await verify(payment, requirements, { simulate: false })
     if (!verified || !state) {
-      return {
-        success: false,
-        errorReason: response.invalidReason ?? 'invalid_exact_svm_verification_failed',
-        ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
-        transaction: '',
-        network,
-        ...(response.payer ? { payer: response.payer } : {}),
-      }
+      return createSettleFailure(network, response.invalidReason ?? 'invalid_exact_svm_verification_failed', {
+        errorMessage: response.invalidMessage,
+        payer: response.payer,
+      })
     }
     const payer = toAddress(verified.transfer.authority)
     const signer = state.pool.get(verified.feePayer) as KeyPairSigner

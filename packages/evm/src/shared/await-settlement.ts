@@ -1,4 +1,4 @@
-import { isAppError, REASONS, type SettleResponse } from '@tollgate/core'
+import { createSettleFailure, isAppError, REASONS, type SettleResponse } from '@tollgate/core'
 import { type Address, type Hash, type Log, pad } from 'viem'
 import type { Relayer } from '../relayer/types.js'
 
@@ -29,21 +29,18 @@ export async function awaitSettlement(parameters: AwaitSettlementParameters): Pr
   try {
     receipt = await relayer.waitForReceipt(hash, { timeoutMs: parameters.timeoutMs })
   } catch (error) {
-    return {
-      success: false,
-      errorReason: REASONS.settlementPending,
+    return createSettleFailure(network, REASONS.settlementPending, {
       errorMessage: isAppError(error) ? error.message : 'receipt wait failed',
       transaction: hash,
-      network,
       payer,
-    }
+    })
   }
   const transaction = receipt.transactionHash
   if (receipt.status !== 'success') {
-    return { success: false, errorReason: REASONS.evmTransactionFailed, transaction, network, payer }
+    return createSettleFailure(network, REASONS.evmTransactionFailed, { transaction, payer })
   }
   if (!hasTransferLog(receipt.logs, expected)) {
-    return { success: false, errorReason: REASONS.evmTransferEventMismatch, transaction, network, payer }
+    return createSettleFailure(network, REASONS.evmTransferEventMismatch, { transaction, payer })
   }
   return { success: true, transaction, network, payer }
 }

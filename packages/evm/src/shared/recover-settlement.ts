@@ -192,12 +192,9 @@ async function getKnownTransaction(client: RecoveryClient, hash: Hash) {
 }
 
 function pending(state: RecoveryState, message: string): SettleResponse {
-  return {
-    success: false,
-    errorReason: REASONS.settlementPending,
+  return createSettleFailure(state.network, REASONS.settlementPending, {
     errorMessage: message,
     transaction: state.latest,
-    network: state.network,
     payer: state.payer,
-  }
+  })
 }
