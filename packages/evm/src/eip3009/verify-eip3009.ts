@@ -7,10 +7,11 @@ import {
   type VerifyOptions,
 } from '@tollgate/core'
 import { bytesToHex, getAddress, type Hex } from 'viem'
-import { ERC1271_MAGIC_VALUE, VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
+import { ERC1271_MAGIC_VALUE } from '../constants.js'
 import { Eip3009Payload } from '../payloads.js'
 import { encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
 import { checkExactRequirements } from '../shared/check-requirements.js'
+import { checkTimeWindow, type TimeWindowReasons } from '../shared/check-time-window.js'
 import { classifySignature, type SignatureCheck } from '../shared/classify-signature.js'
 import { decodeBool, decodeUint, describeRevert, runsCode } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
@@ -29,6 +30,15 @@ export type VerifiedEip3009 = {
 
 /** The verify answer, plus the verified payment when valid. */
 export type Eip3009Verification = ExactVerification<VerifiedEip3009>
+
+const TIME_WINDOW_REASONS: TimeWindowReasons = {
+  expired: { reason: REASONS.evmValidBefore, message: 'authorization expired or expires within 6 seconds' },
+  not_yet_valid: { reason: REASONS.evmValidAfter, message: 'authorization is not valid yet' },
+  too_long: {
+    reason: REASONS.evmValidBefore,
+    message: 'validBefore is further out than maxTimeoutSeconds allows',
+  },
+}
 
 /**
  * Verifies an x402 exact EIP-3009 payment (docs/x402.md, 'Exact on EVM through EIP-3009'): requirement checks, recipient,
@@ -74,23 +84,14 @@ export async function verifyEip3009(
   if (message.value !== BigInt(requirements.amount)) {
     return invalidVerification(REASONS.evmValueMismatch, payer)
   }
-  const now = BigInt(Math.floor(context.now() / 1000))
-  if (message.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) {
-    return invalidVerification(
-      REASONS.evmValidBefore,
-      payer,
-      'authorization expired or expires within 6 seconds',
-    )
-  }
-  if (message.validAfter > now) {
-    return invalidVerification(REASONS.evmValidAfter, payer, 'authorization is not valid yet')
-  }
-  if (message.validBefore > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
-    return invalidVerification(
-      REASONS.evmValidBefore,
-      payer,
-      'validBefore is further out than maxTimeoutSeconds allows',
-    )
+  const windowFault = checkTimeWindow(message, {
+    nowMs: context.now(),
+    maxTimeoutSeconds: requirements.maxTimeoutSeconds,
+    bufferSeconds: context.maxValidityBufferSeconds,
+  })
+  if (windowFault) {
+    const { reason, message: detail } = TIME_WINDOW_REASONS[windowFault]
+    return invalidVerification(reason, payer, detail)
   }
   const digest = getEip3009Digest(
     {

@@ -8,15 +8,11 @@ import {
 } from '@tollgate/core'
 import { type Address, bytesToHex, getAddress, type Hex } from 'viem'
 import { permit2Abi, x402ExactPermit2ProxyAbi } from '../abis.js'
-import {
-  ERC1271_MAGIC_VALUE,
-  PERMIT2_ADDRESS,
-  VALID_BEFORE_MARGIN_SECONDS,
-  X402_EXACT_PERMIT2_PROXY_ADDRESS,
-} from '../constants.js'
+import { ERC1271_MAGIC_VALUE, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
 import { Permit2Payload } from '../payloads.js'
 import { encodeAllowance, encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
 import { checkExactRequirements } from '../shared/check-requirements.js'
+import { checkTimeWindow, type TimeWindowReasons } from '../shared/check-time-window.js'
 import { classifySignature } from '../shared/classify-signature.js'
 import { decodeUint, describeRevert, runsCode } from '../shared/decode.js'
 import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
@@ -40,6 +36,15 @@ export type VerifiedPermit2 = {
 export type Permit2Verification = ExactVerification<VerifiedPermit2>
 
 const REVERT_ABI = [...x402ExactPermit2ProxyAbi, ...permit2Abi]
+
+const TIME_WINDOW_REASONS: TimeWindowReasons = {
+  expired: { reason: REASONS.permit2DeadlineExpired, message: 'deadline passed or is within 6 seconds' },
+  not_yet_valid: { reason: REASONS.permit2NotYetValid },
+  too_long: {
+    reason: REASONS.permit2DeadlineExpired,
+    message: 'deadline is further out than maxTimeoutSeconds allows',
+  },
+}
 
 /**
  * Verifies an x402 exact Permit2 payment (docs/x402.md, 'Exact on EVM through Permit2'): requirement checks, spender, witness
@@ -88,23 +93,17 @@ export async function verifyPermit2(
   if (message.amount !== BigInt(requirements.amount)) {
     return invalidVerification(REASONS.permit2AmountMismatch, owner)
   }
-  const now = BigInt(Math.floor(context.now() / 1000))
-  if (message.deadline < now + VALID_BEFORE_MARGIN_SECONDS) {
-    return invalidVerification(
-      REASONS.permit2DeadlineExpired,
-      owner,
-      'deadline passed or is within 6 seconds',
-    )
-  }
-  if (message.validAfter > now) {
-    return invalidVerification(REASONS.permit2NotYetValid, owner)
-  }
-  if (message.deadline > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
-    return invalidVerification(
-      REASONS.permit2DeadlineExpired,
-      owner,
-      'deadline is further out than maxTimeoutSeconds allows',
-    )
+  const windowFault = checkTimeWindow(
+    { validAfter: message.validAfter, validBefore: message.deadline },
+    {
+      nowMs: context.now(),
+      maxTimeoutSeconds: requirements.maxTimeoutSeconds,
+      bufferSeconds: context.maxValidityBufferSeconds,
+    },
+  )
+  if (windowFault) {
+    const { reason, message: detail } = TIME_WINDOW_REASONS[windowFault]
+    return invalidVerification(reason, owner, detail)
   }
   const digest = getPermit2Digest(getEvmChainId(requirements.network), message)
   const signature = await classifySignature({

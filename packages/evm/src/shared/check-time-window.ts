@@ -1,0 +1,30 @@
+import { VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
+
+/** Which end of an authorization's validity window fails: {@link checkTimeWindow}'s answer. */
+export type TimeWindowFault = 'expired' | 'not_yet_valid' | 'too_long'
+
+/** A scheme's reason and message for each {@link TimeWindowFault}. */
+export type TimeWindowReasons = Record<TimeWindowFault, { reason: string; message?: string }>
+
+/**
+ * The validity window both EVM schemes check (docs/x402.md, 'Where Tollgate is stricter'): the
+ * authorization must stay valid at least 6 s more (`expired`), be valid now (`not_yet_valid`), and
+ * end no later than `maxTimeoutSeconds` plus the buffer from now (`too_long`). Times in seconds;
+ * `undefined` when the window is fine.
+ */
+export function checkTimeWindow(
+  window: { validAfter: bigint; validBefore: bigint },
+  limits: { nowMs: number; maxTimeoutSeconds: number; bufferSeconds: bigint },
+): TimeWindowFault | undefined {
+  const now = BigInt(Math.floor(limits.nowMs / 1000))
+  if (window.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) {
+    return 'expired'
+  }
+  if (window.validAfter > now) {
+    return 'not_yet_valid'
+  }
+  if (window.validBefore > now + BigInt(limits.maxTimeoutSeconds) + limits.bufferSeconds) {
+    return 'too_long'
+  }
+  return undefined
+}
