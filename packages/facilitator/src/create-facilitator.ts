@@ -1,5 +1,6 @@
 import {
   AppError,
+  createSettleFailure,
   type FacilitatorClient,
   type FacilitatorRequest,
   formatAtomicAmount,
@@ -15,7 +16,7 @@ import {
   type FacilitatorMetrics,
   type SignerBalance,
 } from './facilitator-metrics.js'
-import { getPaymentFingerprint } from './get-payment-fingerprint.js'
+import { getSettlementFingerprint } from './get-payment-fingerprint.js'
 import { getSupported } from './get-supported.js'
 import { type Logger, silentLogger } from './logger.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
@@ -136,7 +137,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
           ? await coordinator.settle({
               scheme: route.scheme,
               key,
-              fingerprint: getPaymentFingerprint(route.payment, route.requirements),
+              fingerprint: getSettlementFingerprint(route.payment, route.requirements),
               payment: route.payment,
               requirements: route.requirements,
             })
@@ -194,7 +195,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
 }
 
 function failure(reason: string, message: string, network: string): SettleResponse {
-  return { success: false, errorReason: reason, errorMessage: message, transaction: '', network }
+  return createSettleFailure(network, reason, { errorMessage: message })
 }
 
 // Reasons may carry a `: detail` tail (docs/x402.md, 'Reason strings'); metrics keep the bounded prefix only.

@@ -7,7 +7,7 @@ import type { PaymentPayload, PaymentRequirements } from '@tollgate/core'
  * fingerprint: otherwise a payment already settled for one merchant could be replayed to another
  * and answered with the first one's stored success.
  */
-export function getPaymentFingerprint(payment: PaymentPayload, requirements: PaymentRequirements): string {
+export function getSettlementFingerprint(payment: PaymentPayload, requirements: PaymentRequirements): string {
   return createHash('sha256')
     .update(toCanonicalJson({ requirements, payload: payment.payload }))
     .digest('hex')

@@ -26,7 +26,7 @@ export type {
   SignerBalance,
 } from './facilitator-metrics.js'
 export { createFacilitatorMetrics } from './facilitator-metrics.js'
-export { getPaymentFingerprint } from './get-payment-fingerprint.js'
+export { getSettlementFingerprint } from './get-payment-fingerprint.js'
 export { getSupported } from './get-supported.js'
 export type { Logger } from './logger.js'
 export { silentLogger } from './logger.js'

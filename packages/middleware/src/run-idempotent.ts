@@ -3,7 +3,7 @@ import type { Paid } from './create-payment-gate.js'
 import {
   createPaymentIdentifierCache,
   declarePaymentIdentifier,
-  getPaymentFingerprint,
+  getPaymentIdFingerprint,
   PAYMENT_IDENTIFIER,
   type PaymentIdentifierCache,
   readPaymentId,
@@ -47,7 +47,7 @@ export async function runIdempotent(
   if (id === undefined) {
     return run()
   }
-  const state = settings.cache.begin(id, getPaymentFingerprint(paid.payment))
+  const state = settings.cache.begin(id, getPaymentIdFingerprint(paid.payment))
   if (state.kind === 'replay') {
     return state.response
   }
