@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm'
 import { REASONS } from '@tollgate/core'
 import { bytesToHex, type Hex, serializeErc6492Signature } from 'viem'
 import { describe, expect, test } from 'vitest'
-import { CODE_CACHE_SIZE, getCodeCache } from '../shared/code-cache.js'
+import { CODE_CACHE_SIZE, getCodeCache } from '../signatures/code-cache.js'
 import {
   assets,
   buildPayment,

@@ -1,7 +1,7 @@
 import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
 import { Eip3009Payload } from '../payloads.js'
-import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
-import { type PreparedSettle, prepareSettle, takePrepared } from '../shared/settle-preparation.js'
+import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
 import { settleEip3009 } from './settle-eip3009.js'
 import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
 

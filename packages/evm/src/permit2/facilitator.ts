@@ -1,7 +1,7 @@
 import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
 import { Permit2Payload } from '../payloads.js'
-import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
-import { type PreparedSettle, prepareSettle, takePrepared } from '../shared/settle-preparation.js'
+import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
 import { settlePermit2 } from './settle-permit2.js'
 import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
 

@@ -1,6 +1,6 @@
 import { AppError, getEvmChainId } from '@tollgate/core'
 import { type Address, type Hash, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem'
-import { describeError } from '../shared/describe-error.js'
+import { describeError } from '../rpc/describe-error.js'
 import { classifySendError } from './classify-send-error.js'
 import { FeeOracle, type Fees } from './fee-oracle.js'
 import { NonceManager } from './nonce-manager.js'

@@ -25,8 +25,8 @@ import {
   x402ExactPermit2ProxyAbi,
 } from '../abis.js'
 import { ERC1271_MAGIC_VALUE, MULTICALL3_ADDRESS } from '../constants.js'
+import type { EvmFacilitatorClient } from '../exact/exact-evm-context.js'
 import type { Relayer } from '../relayer/types.js'
-import type { EvmFacilitatorClient } from '../shared/exact-evm-context.js'
 
 // Test doubles (no I/O): a chain that answers the facilitator's aggregate3 eth_calls from plain
 // maps, and a relayer that records sends and returns canned receipts.

@@ -1,8 +1,8 @@
 import { createSettleFailure, REASONS, type SettleResponse } from '@tollgate/core'
 import { type Hash, type PublicClient, TransactionNotFoundError } from 'viem'
 import { VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
+import { describeError } from '../rpc/describe-error.js'
 import { type AwaitSettlementParameters, awaitSettlement } from './await-settlement.js'
-import { describeError } from './describe-error.js'
 
 // Blocks per eth_getLogs request: many RPC providers refuse wider ranges.
 const LOG_CHUNK_BLOCKS = 2_000n

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import { type Address, type Hex, isAddress } from 'viem'
 import { PERMIT2_ADDRESS } from '../constants.js'
-import { keccakBytes, keccakText, toTypedDataDigest, writeHex, writeUint256 } from './abi-words.js'
+import { keccakBytes, keccakText, toTypedDataDigest, writeHex, writeUint256 } from '../rpc/abi-words.js'
 
 /** EIP-712 types of an EIP-3009 `TransferWithAuthorization` (for signing with viem). */
 export const transferWithAuthorizationTypes = {

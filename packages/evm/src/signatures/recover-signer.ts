@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import { bytesToHex, type Hex } from 'viem'
-import { keccakBytes, writeHex } from './abi-words.js'
+import { keccakBytes, writeHex } from '../rpc/abi-words.js'
 
 // Signature recovery is the hot path of verify. libsecp256k1 through the `secp256k1` addon
 // (prebuilt binaries, loaded by node-gyp-build) recovers many times faster than pure-JS noble:
