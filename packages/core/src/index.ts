@@ -31,6 +31,7 @@ export {
   toPaymentRequirements,
   toPaymentRequirementsV1,
 } from './convert.js'
+export { MULTICALL3_ADDRESS, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from './evm-contracts.js'
 export type { ParseDecimalAmountOptions } from './money.js'
 export { formatAtomicAmount, parseAtomicAmount, parseDecimalAmount, parseDollarPrice } from './money.js'
 export type { Network, NetworkFamily } from './networks.js'
