@@ -82,4 +82,3 @@ export type {
 } from './scheme.js'
 export { getSchemeName } from './scheme.js'
 export { createSettleFailure } from './settle-failure.js'
-export { WireReader } from './wire-reader.js'
