@@ -28,7 +28,7 @@ import {
 import { runIdempotent, toIdentifierSettings } from './run-idempotent.js'
 import { createSupportedCache } from './supported-cache.js'
 import { toFacilitatorClient } from './to-facilitator-client.js'
-import type { PaymentInfo, PaymentMiddlewareOptions } from './types.js'
+import type { Paid, PaymentInfo, PaymentMiddlewareOptions } from './types.js'
 
 /** What the gate needs from a request (a Fetch `Request` plus its path, or an adapter's view). */
 export type GateRequest = {
@@ -47,14 +47,6 @@ export type PaymentGate = {
 }
 
 const DEFAULT_SUPPORTED_TTL_MS = 10 * 60 * 1000
-
-/** A decoded payment matched to one of the route's requirements. */
-export type Paid = {
-  payment: AnyPaymentPayload
-  requirements: PaymentRequirements
-  facilitatorRequest: FacilitatorRequest
-  offer: (error?: string) => PaymentRequired
-}
 
 /** Creates the payment gate the hono, Fetch and Express adapters share. */
 export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGate {

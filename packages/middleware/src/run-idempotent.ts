@@ -1,5 +1,4 @@
 import { X402_HEADERS } from '@tollgate/core'
-import type { Paid } from './create-payment-gate.js'
 import {
   createPaymentIdentifierCache,
   declarePaymentIdentifier,
@@ -8,7 +7,7 @@ import {
   type PaymentIdentifierCache,
   readPaymentId,
 } from './payment-identifier.js'
-import type { PaymentMiddlewareOptions } from './types.js'
+import type { Paid, PaymentMiddlewareOptions } from './types.js'
 
 /** The payment-identifier settings of a gate. */
 export type IdentifierSettings = {
