@@ -8,7 +8,7 @@ import {
   createPaymentHeader,
   fakeSchemes,
   readPaymentRequired,
-} from '../src/test-fakes.js'
+} from '../src/testing/fakes.js'
 import { type DevnetStack, MERCHANT_EVM, schemes, startDevnetStack } from './devnet-stack.js'
 
 // The Express adapter on a real HTTP server: fake-facilitator behaviour, then a devnet payment.
