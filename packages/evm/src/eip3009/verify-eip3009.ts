@@ -84,14 +84,9 @@ export async function verifyEip3009(
   if (message.value !== BigInt(requirements.amount)) {
     return invalidVerification(REASONS.evmValueMismatch, payer)
   }
-  const windowFault = checkTimeWindow(message, {
-    nowMs: context.now(),
-    maxTimeoutSeconds: requirements.maxTimeoutSeconds,
-    bufferSeconds: context.maxValidityBufferSeconds,
-  })
-  if (windowFault) {
-    const { reason, message: detail } = TIME_WINDOW_REASONS[windowFault]
-    return invalidVerification(reason, payer, detail)
+  const late = checkTimeWindow(message, context, requirements, TIME_WINDOW_REASONS)
+  if (late) {
+    return invalidVerification(late.reason, payer, late.message)
   }
   const digest = getEip3009Digest(
     {

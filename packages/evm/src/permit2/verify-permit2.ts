@@ -93,17 +93,10 @@ export async function verifyPermit2(
   if (message.amount !== BigInt(requirements.amount)) {
     return invalidVerification(REASONS.permit2AmountMismatch, owner)
   }
-  const windowFault = checkTimeWindow(
-    { validAfter: message.validAfter, validBefore: message.deadline },
-    {
-      nowMs: context.now(),
-      maxTimeoutSeconds: requirements.maxTimeoutSeconds,
-      bufferSeconds: context.maxValidityBufferSeconds,
-    },
-  )
-  if (windowFault) {
-    const { reason, message: detail } = TIME_WINDOW_REASONS[windowFault]
-    return invalidVerification(reason, owner, detail)
+  const window = { validAfter: message.validAfter, validBefore: message.deadline }
+  const late = checkTimeWindow(window, context, requirements, TIME_WINDOW_REASONS)
+  if (late) {
+    return invalidVerification(late.reason, owner, late.message)
   }
   const digest = getPermit2Digest(getEvmChainId(requirements.network), message)
   const signature = await classifySignature({
