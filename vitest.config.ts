@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config'
 
-// Two projects (STYLE.md): `unit` is pure (no chain, no database, no sockets) and fast;
+// Two projects (docs/conventions.md, 'Code'): `unit` is pure (no chain, no database, no sockets) and fast;
 // `e2e` starts anvil, the LiteSVM RPC server, PGlite and (when TEST_DATABASE_URL is set)
 // talks to a real PostgreSQL server.
 export default defineConfig({

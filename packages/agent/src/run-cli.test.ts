@@ -3,7 +3,7 @@ import { getBase58Decoder } from '@solana/kit'
 import { encodeBase64Json, SOLANA_DEVNET } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
 import { HELP, runCli } from './run-cli.js'
-import { createOffer, usdcBaseSepolia, usdcSolanaDevnet } from './test-fakes.js'
+import { createOffer, usdcBaseSepolia, usdcSolanaDevnet } from './testing/fakes.js'
 
 // A real Solana keypair in the CLI's env format (base58 of the 32-byte seed + 32-byte public key).
 function createSolanaSecret(): string {

@@ -12,7 +12,7 @@ import {
   usdcBaseSepolia,
   usdcSolanaDevnet,
   usdtBscTestnet,
-} from './test-fakes.js'
+} from './testing/fakes.js'
 import type { PaymentRecord, SpendPolicy } from './types.js'
 import { getPaymentReceipt, getPaymentRecord, wrapFetch } from './wrap-fetch.js'
 

@@ -21,8 +21,15 @@ import { createPaymentHeader } from './create-payment-header.js'
 import { createSchemeClients, toEvmAccount } from './create-scheme-clients.js'
 import { createPermit2Approver } from './ensure-permit2-approval.js'
 import { parsePaymentRequired } from './parse-payment-required.js'
-import { createMemorySpendLedger } from './spend-ledger.js'
-import type { PaymentQuote, PaymentRecord, Permit2Approver, WrapFetchOptions } from './types.js'
+import { createMemorySpendLedger, type SpendLedger } from './spend-ledger.js'
+import type {
+  BalanceReader,
+  PaymentQuote,
+  PaymentRecord,
+  Permit2Approver,
+  SpendPolicy,
+  WrapFetchOptions,
+} from './types.js'
 
 /** A fetch-compatible function. */
 export type FetchLike = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
@@ -84,57 +91,7 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
     })
     return approver
   }
-  // Check-and-record of the daily limit runs one payment at a time, so concurrent requests cannot overspend.
-  let queue: Promise<unknown> = Promise.resolve()
-  const reserve = (
-    entryUsd: bigint,
-    describe: { url: string; network: string; asset: string; amount: string },
-  ) => {
-    const run = queue.then(async () => {
-      if (maxPerDay !== undefined) {
-        const spent = await ledger.totalSince(now() - DAY_MS)
-        if (spent + entryUsd > maxPerDay) {
-          throw new AppError('payment_policy_refused', {
-            context: { rule: 'max_per_day', url: describe.url, detail: `spent $${formatUsd(spent)} in 24 h` },
-            message: `payment refused by policy (max_per_day): $${formatUsd(spent)} spent of $${formatUsd(maxPerDay)} in the last 24 hours`,
-          })
-        }
-      }
-      const id = randomUUID()
-      await ledger.add({ id, at: now(), usd: entryUsd, ...describe })
-      return id
-    })
-    queue = run.catch(() => undefined)
-    return run
-  }
-
-  const chooseAffordable = async (candidates: Candidate[], url: string): Promise<Candidate> => {
-    const [cheapest] = candidates
-    if (!options.balances || !cheapest) {
-      return cheapest as Candidate
-    }
-    let short: { candidate: Candidate; available: bigint } | undefined
-    for (const candidate of candidates) {
-      const { network, asset, amount } = candidate.requirements
-      const owner = candidate.client.getAddress(network) ?? ''
-      const balance = await options.balances.getBalance({ network, asset, owner })
-      if (balance === undefined || balance >= BigInt(amount)) {
-        return candidate
-      }
-      short ??= { candidate, available: balance }
-    }
-    const { candidate, available } = short as { candidate: Candidate; available: bigint }
-    throw new AppError('payment_insufficient_balance', {
-      context: {
-        url,
-        network: candidate.requirements.network,
-        asset: candidate.asset.symbol,
-        required: candidate.requirements.amount,
-        available: available.toString(),
-      },
-      message: `insufficient balance: ${candidate.asset.symbol} on ${candidate.requirements.network} holds ${available}, needs ${candidate.requirements.amount} (atomic units)`,
-    })
-  }
+  const reserve = createSpendReserver(ledger, maxPerDay, now)
 
   return async (input, init) => {
     const request = new Request(input, init)
@@ -144,20 +101,7 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
       return response
     }
     const url = request.url
-    if (request.headers.has(X402_HEADERS.paymentSignature) || request.headers.has(X402_HEADERS.xPayment)) {
-      await response.body?.cancel()
-      throw new AppError('payment_already_attempted', {
-        context: { url },
-        message: `${url} answered 402 to a request that already carried a payment; not paying again`,
-      })
-    }
-    if (!isHostAllowed(new URL(url), policy.allowedHosts)) {
-      await response.body?.cancel()
-      throw new AppError('payment_policy_refused', {
-        context: { rule: 'host', url, detail: `${new URL(url).host} is not an allowed host` },
-        message: `payment refused by policy (host): ${new URL(url).host} is not an allowed host`,
-      })
-    }
+    await refuseRepeatOrHost(request, response, policy)
     const offer = await parsePaymentRequired(response, url)
     const candidates = getPayableCandidates(offer.accepts, {
       url,
@@ -165,7 +109,7 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
       assets,
       policy,
     })
-    const chosen = await chooseAffordable(candidates, url)
+    const chosen = await chooseAffordable(options.balances, candidates, url)
     const { requirements, client, asset } = chosen
     const quote: PaymentQuote = {
       url,
@@ -213,4 +157,86 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
     options.onPayment?.(record)
     return paid
   }
+}
+
+/**
+ * The daily-limit check and record of a payment, one payment at a time (so concurrent requests
+ * cannot overspend): throws `payment_policy_refused` over `maxPerDay`, else records the spend and
+ * answers its ledger id.
+ */
+function createSpendReserver(ledger: SpendLedger, maxPerDay: bigint | undefined, now: () => number) {
+  let queue: Promise<unknown> = Promise.resolve()
+  return (entryUsd: bigint, describe: { url: string; network: string; asset: string; amount: string }) => {
+    const run = queue.then(async () => {
+      if (maxPerDay !== undefined) {
+        const spent = await ledger.totalSince(now() - DAY_MS)
+        if (spent + entryUsd > maxPerDay) {
+          throw new AppError('payment_policy_refused', {
+            context: { rule: 'max_per_day', url: describe.url, detail: `spent $${formatUsd(spent)} in 24 h` },
+            message: `payment refused by policy (max_per_day): $${formatUsd(spent)} spent of $${formatUsd(maxPerDay)} in the last 24 hours`,
+          })
+        }
+      }
+      const id = randomUUID()
+      await ledger.add({ id, at: now(), usd: entryUsd, ...describe })
+      return id
+    })
+    queue = run.catch(() => undefined)
+    return run
+  }
+}
+
+/** Refuses to pay a 402 answered to a request that already carried a payment, or from a host the policy does not allow. */
+async function refuseRepeatOrHost(request: Request, response: Response, policy: SpendPolicy): Promise<void> {
+  const url = request.url
+  if (request.headers.has(X402_HEADERS.paymentSignature) || request.headers.has(X402_HEADERS.xPayment)) {
+    await response.body?.cancel()
+    throw new AppError('payment_already_attempted', {
+      context: { url },
+      message: `${url} answered 402 to a request that already carried a payment; not paying again`,
+    })
+  }
+  if (!isHostAllowed(new URL(url), policy.allowedHosts)) {
+    await response.body?.cancel()
+    throw new AppError('payment_policy_refused', {
+      context: { rule: 'host', url, detail: `${new URL(url).host} is not an allowed host` },
+      message: `payment refused by policy (host): ${new URL(url).host} is not an allowed host`,
+    })
+  }
+}
+
+/**
+ * The cheapest candidate the payer can afford (balances unknown count as enough); throws
+ * `payment_insufficient_balance` naming the cheapest when none is.
+ */
+async function chooseAffordable(
+  balances: BalanceReader | undefined,
+  candidates: Candidate[],
+  url: string,
+): Promise<Candidate> {
+  const [cheapest] = candidates
+  if (!balances || !cheapest) {
+    return cheapest as Candidate
+  }
+  let short: { candidate: Candidate; available: bigint } | undefined
+  for (const candidate of candidates) {
+    const { network, asset, amount } = candidate.requirements
+    const owner = candidate.client.getAddress(network) ?? ''
+    const balance = await balances.getBalance({ network, asset, owner })
+    if (balance === undefined || balance >= BigInt(amount)) {
+      return candidate
+    }
+    short ??= { candidate, available: balance }
+  }
+  const { candidate, available } = short as { candidate: Candidate; available: bigint }
+  throw new AppError('payment_insufficient_balance', {
+    context: {
+      url,
+      network: candidate.requirements.network,
+      asset: candidate.asset.symbol,
+      required: candidate.requirements.amount,
+      available: available.toString(),
+    },
+    message: `insufficient balance: ${candidate.asset.symbol} on ${candidate.requirements.network} holds ${available}, needs ${candidate.requirements.amount} (atomic units)`,
+  })
 }

@@ -31,6 +31,7 @@ export {
   toPaymentRequirements,
   toPaymentRequirementsV1,
 } from './convert.js'
+export { MULTICALL3_ADDRESS, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from './evm-contracts.js'
 export type { JsonHazard } from './json-hazards.js'
 export { findJsonHazard, hasUnstorableText, MAX_JSON_DEPTH } from './json-hazards.js'
 export type { ParseDecimalAmountOptions } from './money.js'
@@ -83,4 +84,4 @@ export type {
   VerifyOptions,
 } from './scheme.js'
 export { getSchemeName } from './scheme.js'
-export { WireReader } from './wire-reader.js'
+export { createSettleFailure } from './settle-failure.js'

@@ -1,6 +1,6 @@
 /**
  * x402 `invalidReason` / `errorReason` strings Tollgate emits. They are the reference
- * implementation's (@x402 2.27) strings so other x402 software understands us; see X402.md §2.5.
+ * implementation's (@x402 2.27) strings so other x402 software understands us; see docs/x402.md, 'Reason strings'.
  * Reasons are an open set on the wire: match unknown ones by prefix and treat them as failures.
  */
 export const REASONS = {
@@ -17,7 +17,7 @@ export const REASONS = {
   insufficientFunds: 'insufficient_funds',
   settlementPending: 'settlement_pending',
   duplicateSettlement: 'duplicate_settlement',
-  // accepted-vs-requirements comparison (Tollgate is stricter than the reference, X402.md §9)
+  // accepted-vs-requirements comparison (Tollgate is stricter than the reference, docs/x402.md)
   acceptedMismatch: 'invalid_payment_requirements',
   // exact EVM, EIP-3009
   evmAssetNotDeployed: 'asset_not_deployed_contract',

@@ -17,9 +17,10 @@ export type VerifyOptions = {
 
 /**
  * What the facilitator hands a scheme's `settle` so settlement is exactly-once and durable.
- * The facilitator has already claimed the payment's settlement key in its store.
+ * The facilitator has already claimed the payment's settlement key in its store. `Prepared` is
+ * what the scheme's own `prepareSettle` answers.
  */
-export type SettleContext = {
+export type SettleContext<Prepared = unknown> = {
   /**
    * A transaction an earlier settle of this same payment broadcast (from the settlement store).
    * The scheme re-awaits it. It may broadcast again only when the chain proves the payment can
@@ -31,7 +32,7 @@ export type SettleContext = {
    * What the scheme's `prepareSettle` answered for this payment, when it has one and the
    * facilitator ran it; absent on re-settles and after waiting for another process.
    */
-  prepared?: unknown
+  prepared?: Prepared | undefined
   /**
    * Records the transaction id durably. The scheme calls it as soon as the id is known (for EVM,
    * before or right after broadcasting the signed transaction) and before waiting for it. A later
@@ -44,8 +45,9 @@ export type SettleContext = {
 /**
  * The facilitator side of one Tollgate scheme: verifies and settles payments on its networks.
  * Payloads arrive in v2 form (v1 is normalized first, see `normalizeFacilitatorRequest`).
+ * `Prepared` is the type of the checks `prepareSettle` hands to `settle`.
  */
-export interface SchemeFacilitator {
+export interface SchemeFacilitator<Prepared = unknown> {
   readonly name: SchemeName
   /** CAIP-2 networks this instance serves. */
   readonly networks: readonly Network[]
@@ -68,7 +70,7 @@ export interface SchemeFacilitator {
   settle(
     payment: PaymentPayload,
     requirements: PaymentRequirements,
-    context: SettleContext,
+    context: SettleContext<Prepared>,
   ): Promise<SettleResponse>
   /**
    * Optional: the checks `settle` runs before it broadcasts (signature, state reads), run while
@@ -76,7 +78,7 @@ export interface SchemeFacilitator {
    * reaches `settle` as `context.prepared`, and is dropped when the claim shows the payment
    * settled or in flight elsewhere. It must not broadcast or write anything.
    */
-  prepareSettle?(payment: PaymentPayload, requirements: PaymentRequirements): Promise<unknown>
+  prepareSettle?(payment: PaymentPayload, requirements: PaymentRequirements): Promise<Prepared>
 }
 
 /** Input of {@link SchemeServer.createRequirements}. */

@@ -1,13 +1,5 @@
-import type { Address } from 'viem'
-
-/** Canonical Uniswap Permit2 (same address on every chain). */
-export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
-
-/** x402's exact Permit2 proxy (CREATE2, same address on every chain); the `spender` of exact Permit2 payments. */
-export const X402_EXACT_PERMIT2_PROXY_ADDRESS: Address = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001'
-
-/** Canonical Multicall3 (deployed on nearly every EVM chain). */
-export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+// Permit2, the x402 exact proxy and Multicall3 live in core (one home for the schemes and the devnet).
+export { MULTICALL3_ADDRESS, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from '@tollgate/core'
 
 /** ERC-1271 `isValidSignature` magic value. */
 export const ERC1271_MAGIC_VALUE = '0x1626ba7e'

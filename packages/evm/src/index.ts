@@ -28,6 +28,7 @@ export type { Eip3009ClientOptions } from './eip3009/client.js'
 export { createEip3009Client } from './eip3009/client.js'
 export { createEip3009Facilitator } from './eip3009/facilitator.js'
 export { createEip3009Server } from './eip3009/server.js'
+export type { EvmFacilitatorClient, EvmFacilitatorOptions } from './exact/exact-evm-context.js'
 export { Eip3009Authorization, Eip3009Payload, Permit2Authorization, Permit2Payload } from './payloads.js'
 export type { ApprovePermit2Parameters } from './permit2/approve-permit2.js'
 export { approvePermit2 } from './permit2/approve-permit2.js'
@@ -44,12 +45,11 @@ export type {
   RelayerSentTransaction,
   RelayerTransactionRequest,
 } from './relayer/types.js'
-export type { EvmFacilitatorClient, EvmFacilitatorOptions } from './shared/exact-evm-context.js'
-export { recoverSigner } from './shared/recover-signer.js'
-export type { Eip3009Message, Permit2Message } from './shared/typed-data.js'
+export { recoverSigner } from './signatures/recover-signer.js'
+export type { Eip3009Message, Permit2Message } from './signatures/typed-data.js'
 export {
   getEip3009Digest,
   getPermit2Digest,
   permitWitnessTransferFromTypes,
   transferWithAuthorizationTypes,
-} from './shared/typed-data.js'
+} from './signatures/typed-data.js'

@@ -5,8 +5,11 @@ import type { Facilitator } from './create-facilitator.js'
 import { drainUnreadBody } from './drain-unread-body.js'
 import { getErrorStatus, toErrorBody } from './errors.js'
 import { type Logger, silentLogger } from './logger.js'
+import { parseFacilitatorRequest } from './parse-facilitator-request.js'
 import { readBodyText } from './read-body-text.js'
-import { parseAndMarkFacilitatorRequest } from './route-facilitator-request.js'
+
+// Bodies the app validated with parseFacilitatorRequest: the facilitator skips a second zod pass.
+const PARSED = { parsed: true } as const
 
 /** Options of {@link createFacilitatorApp}. */
 export type FacilitatorAppOptions = {
@@ -33,10 +36,10 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   app.use('*', drainUnreadBody())
   app.get('/health', async (c) => c.json(await facilitator.getHealth()))
   app.post('/verify', auth, async (c) =>
-    c.json(await facilitator.verify(parseAndMarkFacilitatorRequest(await readJson(c, limitBytes)))),
+    c.json(await facilitator.verify(parseFacilitatorRequest(await readJson(c, limitBytes)), PARSED)),
   )
   app.post('/settle', auth, async (c) =>
-    c.json(await facilitator.settle(parseAndMarkFacilitatorRequest(await readJson(c, limitBytes)))),
+    c.json(await facilitator.settle(parseFacilitatorRequest(await readJson(c, limitBytes)), PARSED)),
   )
   app.get('/supported', auth, async (c) => c.json(await facilitator.getSupported()))
   app.get('/metrics', auth, async (c) => {

@@ -1,5 +1,6 @@
 import {
   AppError,
+  createSettleFailure,
   type FacilitatorClient,
   type FacilitatorRequest,
   formatAtomicAmount,
@@ -15,12 +16,12 @@ import {
   type FacilitatorMetrics,
   type SignerBalance,
 } from './facilitator-metrics.js'
-import { getPaymentFingerprint } from './get-payment-fingerprint.js'
+import { getSettlementFingerprint } from './get-settlement-fingerprint.js'
 import { getSupported } from './get-supported.js'
 import { type Logger, silentLogger } from './logger.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
 import { type ReconcileSummary, reconcileSettlements } from './reconcile-settlements.js'
-import { routeFacilitatorRequest } from './route-facilitator-request.js'
+import { type RouteOptions, routeFacilitatorRequest } from './route-facilitator-request.js'
 import type { SettlementStateCounts, SettlementStore } from './settlement-store.js'
 
 /** Dependencies of {@link createFacilitator}. */
@@ -53,6 +54,10 @@ export type FacilitatorHealth = {
 
 /** Tollgate's facilitator: an in-process {@link FacilitatorClient} with exactly-once settlement. */
 export interface Facilitator extends FacilitatorClient {
+  /** Verifies a payment; `options.parsed` says `request` is `parseFacilitatorRequest`'s answer. */
+  verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse>
+  /** Settles a payment exactly once; `options.parsed` as for `verify`. */
+  settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse>
   readonly metrics: FacilitatorMetrics
   /**
    * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died);
@@ -95,11 +100,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     ...(deps.getBalances ? { getBalances: deps.getBalances } : {}),
   })
 
-  async function verify(request: FacilitatorRequest): Promise<VerifyResponse> {
+  async function verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
     try {
-      const route = routeFacilitatorRequest(schemes, request)
+      const route = routeFacilitatorRequest(schemes, request, options)
       if (!route.ok) {
         labels.outcome = 'invalid'
         labels.reason = route.reason
@@ -116,11 +121,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     }
   }
 
-  async function settle(request: FacilitatorRequest): Promise<SettleResponse> {
+  async function settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
     try {
-      const route = routeFacilitatorRequest(schemes, request)
+      const route = routeFacilitatorRequest(schemes, request, options)
       let result: SettleResponse
       if (!route.ok) {
         result = failure(route.reason, route.message, route.network)
@@ -132,7 +137,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
           ? await coordinator.settle({
               scheme: route.scheme,
               key,
-              fingerprint: getPaymentFingerprint(route.payment, route.requirements),
+              fingerprint: getSettlementFingerprint(route.payment, route.requirements),
               payment: route.payment,
               requirements: route.requirements,
             })
@@ -190,10 +195,10 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
 }
 
 function failure(reason: string, message: string, network: string): SettleResponse {
-  return { success: false, errorReason: reason, errorMessage: message, transaction: '', network }
+  return createSettleFailure(network, reason, { errorMessage: message })
 }
 
-// Reasons may carry a `: detail` tail (X402.md §2.5); metrics keep the bounded prefix only.
+// Reasons may carry a `: detail` tail (docs/x402.md, 'Reason strings'); metrics keep the bounded prefix only.
 function toReasonLabel(reason: string | undefined): string {
   return reason?.split(':')[0]?.slice(0, 100) ?? ''
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   AppError,
+  createSettleFailure,
   type PaymentPayload,
   type PaymentRequirements,
   REASONS,
@@ -49,185 +50,9 @@ export type SettlementCoordinator = {
  * store for its outcome.
  */
 export function createSettlementCoordinator(options: SettlementCoordinatorOptions): SettlementCoordinator {
-  const { store, logger, now } = options
+  const deps: CoordinatorDeps = { ...options, heartbeats: new Set() }
   const inflight = new Map<string, { fingerprint: string; promise: Promise<SettleResponse> }>()
-  const heartbeats = new Set<ReturnType<typeof setInterval>>()
   let closed = false
-
-  const claim = (job: SettlementJob, owner: string) =>
-    store.claim({
-      key: job.key,
-      scheme: job.scheme.name,
-      network: job.requirements.network,
-      fingerprint: job.fingerprint,
-      paymentPayload: job.payment,
-      paymentRequirements: job.requirements,
-      owner,
-      now: now(),
-      leaseMs: options.leaseMs,
-    })
-
-  async function claimAndSettle(job: SettlementJob): Promise<SettleResponse> {
-    const owner = randomUUID()
-    const deadline = now() + options.waitTimeoutMs
-    let delay = options.pollMs.min
-    // The scheme's pre-broadcast checks run while the claim is written; a failure there only
-    // means settle runs them itself.
-    let prepared = job.scheme.prepareSettle?.(job.payment, job.requirements).catch(() => undefined)
-    let attempt = await claim(job, owner)
-    for (;;) {
-      if (attempt.claimed) {
-        return runClaimed(job.scheme, attempt.record, owner, prepared)
-      }
-      // Checks made before waiting on another holder are stale by the time this caller claims.
-      prepared = undefined
-      const record = attempt.record
-      if (record.fingerprint !== job.fingerprint) {
-        return duplicateResult(job.requirements.network)
-      }
-      if ((record.state === 'settled' || record.state === 'failed') && record.result) {
-        return record.result
-      }
-      if (now() >= deadline) {
-        return pendingResult(record)
-      }
-      await sleep(delay)
-      delay = Math.min(delay * 2, options.pollMs.max)
-      const current = await store.get(job.key)
-      // A waiter takes the outcome the holder stored; it claims only a row that is gone, or whose
-      // holder's lease ran out (a `pending` row is released at once, so a waiter re-awaits it).
-      const finished = current?.result && (current.state === 'settled' || current.state === 'failed')
-      attempt =
-        current && (finished || current.leaseUntil > now())
-          ? { claimed: false, record: current }
-          : await claim(job, owner)
-    }
-  }
-
-  async function runClaimed(
-    scheme: SchemeFacilitator,
-    record: SettlementRecord,
-    owner: string,
-    preparing: Promise<unknown> | undefined,
-  ): Promise<SettleResponse> {
-    const { key } = record
-    const recorder = createBroadcastRecorder(key, owner)
-    const stopHeartbeat = startHeartbeat(key, owner)
-    const prepared = record.transaction ? undefined : await preparing
-    const context: SettleContext = {
-      ...(record.transaction ? { previousTransaction: record.transaction } : {}),
-      ...(prepared === undefined ? {} : { prepared }),
-      recordBroadcast: recorder.record,
-    }
-    let result: SettleResponse
-    try {
-      result = await scheme.settle(record.paymentPayload, record.paymentRequirements, context)
-    } catch (error) {
-      const broadcast = recorder.latest() ?? record.transaction
-      logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
-      result = broadcast
-        ? pendingResult({ ...record, transaction: broadcast })
-        : {
-            success: false,
-            errorReason: REASONS.unexpectedSettleError,
-            errorMessage: error instanceof Error ? error.message : String(error),
-            transaction: '',
-            network: record.network,
-          }
-    } finally {
-      stopHeartbeat()
-    }
-    return storeOutcome(record, owner, result, recorder.latest())
-  }
-
-  // A settle's `recordBroadcast`. The relayer calls it again for each fee-bumped replacement of a
-  // stuck transaction (same sender and nonce), also after the settle answered `settlement_pending`
-  // and released the row. So when the owner-fenced write is refused, a transaction this settle
-  // recorded itself is swapped for the new one by compare-and-set on the row. That keeps
-  // exactly-once: one settle's calls are replacements of one relayer nonce (or sends the node
-  // refused), so at most one of them is mined, and recovery finds whichever was through the
-  // payment nonce's logs. A settle that lost its claim before recording anything may not send at
-  // all: it throws, and the relayer does not broadcast.
-  function createBroadcastRecorder(key: string, owner: string) {
-    let latest: string | undefined
-    return {
-      latest: () => latest,
-      async record(transaction: string): Promise<void> {
-        const at = now()
-        const stored =
-          (await store.recordBroadcast(key, owner, transaction, at)) ||
-          (latest !== undefined &&
-            (await store.replaceTransaction({ key, from: latest, to: transaction, now: at })))
-        if (!stored) {
-          throw new AppError('settlement_store_failed', {
-            context: { key },
-            message: 'the settlement claim was lost before broadcast',
-          })
-        }
-        latest = transaction
-      },
-    }
-  }
-
-  async function storeOutcome(
-    record: SettlementRecord,
-    owner: string,
-    result: SettleResponse,
-    recorded: string | undefined,
-  ): Promise<SettleResponse> {
-    const pending = !result.success && result.errorReason === REASONS.settlementPending
-    const known = recorded ?? record.transaction
-    // A pending outcome keeps the newest transaction recorded: a replacement sent during the wait
-    // supersedes the hash the scheme awaited. A failure the scheme reports with no transaction has
-    // nothing in flight: it stays retryable.
-    const transaction = pending
-      ? (recorded ?? (result.transaction || known))
-      : result.transaction || (result.success ? known : undefined)
-    const answer = pending && transaction ? { ...result, transaction } : result
-    const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
-    const stored = await store.complete({
-      key: record.key,
-      owner,
-      state,
-      result: answer,
-      transaction,
-      now: now(),
-    })
-    if (!stored) {
-      // Another process took the key over (our lease ran out mid-settle, or a replacement of the
-      // transaction we started from released us); its record wins. A success stands anyway: the
-      // chain shows the transfer, and the payment can have no other.
-      logger.warn({ key: record.key, state }, 'settlement claim lost before storing the outcome')
-      if (result.success) {
-        return result
-      }
-      const current = await store.get(record.key)
-      if (current?.result && (current.state === 'settled' || current.state === 'failed')) {
-        return current.result
-      }
-      return pendingResult(current ?? record)
-    }
-    logger.info({ key: record.key, network: record.network, state, transaction }, 'settlement stored')
-    return answer
-  }
-
-  function startHeartbeat(key: string, owner: string): () => void {
-    const timer = setInterval(
-      () => {
-        store.renew(key, owner, now() + options.leaseMs).then(
-          (held) => held || logger.warn({ key }, 'settlement lease lost'),
-          (error: unknown) => logger.warn({ err: error, key }, 'settlement lease renewal failed'),
-        )
-      },
-      Math.max(1, Math.floor(options.leaseMs / 3)),
-    )
-    timer.unref()
-    heartbeats.add(timer)
-    return () => {
-      clearInterval(timer)
-      heartbeats.delete(timer)
-    }
-  }
 
   return {
     settle(job) {
@@ -242,39 +67,217 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
           ? running.promise
           : Promise.resolve(duplicateResult(job.requirements.network))
       }
-      const promise = claimAndSettle(job).finally(() => inflight.delete(job.key))
+      const promise = claimAndSettle(deps, job).finally(() => inflight.delete(job.key))
       inflight.set(job.key, { fingerprint: job.fingerprint, promise })
       return promise
     },
     close() {
       closed = true
-      for (const timer of heartbeats) {
+      for (const timer of deps.heartbeats) {
         clearInterval(timer)
       }
-      heartbeats.clear()
+      deps.heartbeats.clear()
     },
+  }
+}
+
+// What the coordinator's parts share: the options, and the heartbeat timers to stop on close.
+type CoordinatorDeps = SettlementCoordinatorOptions & { heartbeats: Set<ReturnType<typeof setInterval>> }
+
+/** Claims the job's key in the store for `owner` (or reads who holds it). */
+function claim(deps: CoordinatorDeps, job: SettlementJob, owner: string) {
+  return deps.store.claim({
+    key: job.key,
+    scheme: job.scheme.name,
+    network: job.requirements.network,
+    fingerprint: job.fingerprint,
+    paymentPayload: job.payment,
+    paymentRequirements: job.requirements,
+    owner,
+    now: deps.now(),
+    leaseMs: deps.leaseMs,
+  })
+}
+
+/**
+ * Claims the key, or waits for its holder (here or in another process) and takes its stored
+ * outcome; claims a key whose holder's lease ran out.
+ */
+async function claimAndSettle(deps: CoordinatorDeps, job: SettlementJob): Promise<SettleResponse> {
+  const owner = randomUUID()
+  const deadline = deps.now() + deps.waitTimeoutMs
+  let delay = deps.pollMs.min
+  // The scheme's pre-broadcast checks run while the claim is written; a failure there only
+  // means settle runs them itself.
+  let prepared = job.scheme.prepareSettle?.(job.payment, job.requirements).catch(() => undefined)
+  let attempt = await claim(deps, job, owner)
+  for (;;) {
+    if (attempt.claimed) {
+      return runClaimed(deps, job.scheme, attempt.record, owner, prepared)
+    }
+    // Checks made before waiting on another holder are stale by the time this caller claims.
+    prepared = undefined
+    const record = attempt.record
+    if (record.fingerprint !== job.fingerprint) {
+      return duplicateResult(job.requirements.network)
+    }
+    if ((record.state === 'settled' || record.state === 'failed') && record.result) {
+      return record.result
+    }
+    if (deps.now() >= deadline) {
+      return pendingResult(record)
+    }
+    await sleep(delay)
+    delay = Math.min(delay * 2, deps.pollMs.max)
+    const current = await deps.store.get(job.key)
+    // A waiter takes the outcome the holder stored; it claims only a row that is gone, or whose
+    // holder's lease ran out (a `pending` row is released at once, so a waiter re-awaits it).
+    const finished = current?.result && (current.state === 'settled' || current.state === 'failed')
+    attempt =
+      current && (finished || current.leaseUntil > deps.now())
+        ? { claimed: false, record: current }
+        : await claim(deps, job, owner)
+  }
+}
+
+/** Runs the scheme's settle under a held claim, with a heartbeat, and stores the outcome. */
+async function runClaimed(
+  deps: CoordinatorDeps,
+  scheme: SchemeFacilitator,
+  record: SettlementRecord,
+  owner: string,
+  preparing: Promise<unknown> | undefined,
+): Promise<SettleResponse> {
+  const { key } = record
+  const recorder = createBroadcastRecorder(deps, key, owner)
+  const stopHeartbeat = startHeartbeat(deps, key, owner)
+  const prepared = record.transaction ? undefined : await preparing
+  const context: SettleContext = {
+    ...(record.transaction ? { previousTransaction: record.transaction } : {}),
+    ...(prepared === undefined ? {} : { prepared }),
+    recordBroadcast: recorder.record,
+  }
+  let result: SettleResponse
+  try {
+    result = await scheme.settle(record.paymentPayload, record.paymentRequirements, context)
+  } catch (error) {
+    const broadcast = recorder.latest() ?? record.transaction
+    deps.logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
+    result = broadcast
+      ? pendingResult({ ...record, transaction: broadcast })
+      : createSettleFailure(record.network, REASONS.unexpectedSettleError, {
+          errorMessage: error instanceof Error ? error.message : String(error),
+        })
+  } finally {
+    stopHeartbeat()
+  }
+  return storeOutcome(deps, record, owner, result, recorder.latest())
+}
+
+// A settle's `recordBroadcast`. The relayer calls it again for each fee-bumped replacement of a
+// stuck transaction (same sender and nonce), also after the settle answered `settlement_pending`
+// and released the row. So when the owner-fenced write is refused, a transaction this settle
+// recorded itself is swapped for the new one by compare-and-set on the row. That keeps
+// exactly-once: one settle's calls are replacements of one relayer nonce (or sends the node
+// refused), so at most one of them is mined, and recovery finds whichever was through the
+// payment nonce's logs. A settle that lost its claim before recording anything may not send at
+// all: it throws, and the relayer does not broadcast.
+function createBroadcastRecorder(deps: CoordinatorDeps, key: string, owner: string) {
+  let latest: string | undefined
+  return {
+    latest: () => latest,
+    async record(transaction: string): Promise<void> {
+      const at = deps.now()
+      const stored =
+        (await deps.store.recordBroadcast(key, owner, transaction, at)) ||
+        (latest !== undefined &&
+          (await deps.store.replaceTransaction({ key, from: latest, to: transaction, now: at })))
+      if (!stored) {
+        throw new AppError('settlement_store_failed', {
+          context: { key },
+          message: 'the settlement claim was lost before broadcast',
+        })
+      }
+      latest = transaction
+    },
+  }
+}
+
+/** Stores a settle's outcome under the claim; when the claim was lost, the stored record wins. */
+async function storeOutcome(
+  deps: CoordinatorDeps,
+  record: SettlementRecord,
+  owner: string,
+  result: SettleResponse,
+  recorded: string | undefined,
+): Promise<SettleResponse> {
+  const pending = !result.success && result.errorReason === REASONS.settlementPending
+  const known = recorded ?? record.transaction
+  // A pending outcome keeps the newest transaction recorded: a replacement sent during the wait
+  // supersedes the hash the scheme awaited. A failure the scheme reports with no transaction has
+  // nothing in flight: it stays retryable.
+  const transaction = pending
+    ? (recorded ?? (result.transaction || known))
+    : result.transaction || (result.success ? known : undefined)
+  const answer = pending && transaction ? { ...result, transaction } : result
+  const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
+  const stored = await deps.store.complete({
+    key: record.key,
+    owner,
+    state,
+    result: answer,
+    transaction,
+    now: deps.now(),
+  })
+  if (!stored) {
+    // Another process took the key over (our lease ran out mid-settle, or a replacement of the
+    // transaction we started from released us); its record wins. A success stands anyway: the
+    // chain shows the transfer, and the payment can have no other.
+    deps.logger.warn({ key: record.key, state }, 'settlement claim lost before storing the outcome')
+    if (result.success) {
+      return result
+    }
+    const current = await deps.store.get(record.key)
+    if (current?.result && (current.state === 'settled' || current.state === 'failed')) {
+      return current.result
+    }
+    return pendingResult(current ?? record)
+  }
+  deps.logger.info({ key: record.key, network: record.network, state, transaction }, 'settlement stored')
+  return answer
+}
+
+/** Renews the claim's lease every third of it until the returned stop is called. */
+function startHeartbeat(deps: CoordinatorDeps, key: string, owner: string): () => void {
+  const timer = setInterval(
+    () => {
+      deps.store.renew(key, owner, deps.now() + deps.leaseMs).then(
+        (held) => held || deps.logger.warn({ key }, 'settlement lease lost'),
+        (error: unknown) => deps.logger.warn({ err: error, key }, 'settlement lease renewal failed'),
+      )
+    },
+    Math.max(1, Math.floor(deps.leaseMs / 3)),
+  )
+  timer.unref()
+  deps.heartbeats.add(timer)
+  return () => {
+    clearInterval(timer)
+    deps.heartbeats.delete(timer)
   }
 }
 
 /** The answer while a key's transaction is out but not known final: re-settle later, never re-pay. */
 function pendingResult(record: Pick<SettlementRecord, 'network' | 'transaction'>): SettleResponse {
-  return {
-    success: false,
-    errorReason: REASONS.settlementPending,
+  return createSettleFailure(record.network, REASONS.settlementPending, {
     errorMessage: 'settlement is in progress; settle again with the same payment to get its outcome',
-    transaction: record.transaction ?? '',
-    network: record.network,
-  }
+    transaction: record.transaction,
+  })
 }
 
 function duplicateResult(network: string): SettleResponse {
-  return {
-    success: false,
-    errorReason: REASONS.duplicateSettlement,
+  return createSettleFailure(network, REASONS.duplicateSettlement, {
     errorMessage: 'this payment was already submitted for settlement with different requirements',
-    transaction: '',
-    network,
-  }
+  })
 }
 
 function sleep(ms: number): Promise<void> {

@@ -11,7 +11,7 @@ declare module '@tollgate/core' {
   }
 }
 
-// One table from error code to HTTP status (STYLE.md: map to HTTP in one place). Codes not listed
+// One table from error code to HTTP status (docs/conventions.md, 'Envelope and errors'). Codes not listed
 // are unexpected and become a logged 500.
 const STATUS: Partial<Record<AppErrorCode, 400 | 401 | 404 | 413 | 502 | 503>> = {
   invalid_request: 400,

@@ -27,7 +27,7 @@ export type {
   SignerBalance,
 } from './facilitator-metrics.js'
 export { createFacilitatorMetrics } from './facilitator-metrics.js'
-export { getPaymentFingerprint } from './get-payment-fingerprint.js'
+export { getSettlementFingerprint } from './get-settlement-fingerprint.js'
 export { getSupported } from './get-supported.js'
 export type { DataDirectoryLock } from './lock-data-directory.js'
 export { DATA_DIRECTORY_LOCK_FILE, lockDataDirectory } from './lock-data-directory.js'
@@ -45,6 +45,7 @@ export type {
 } from './postgres-settlement-store.js'
 export { createPostgresSettlementStore } from './postgres-settlement-store.js'
 export type { ReconcileSummary } from './reconcile-settlements.js'
+export type { RouteOptions } from './route-facilitator-request.js'
 export { migrateSettlementStore, SETTLEMENT_TABLE } from './settlement-migrations.js'
 export type {
   ClaimSettlementParameters,

@@ -9,6 +9,7 @@ import {
   type ReplaceTransactionParameters,
   type SettlementRecord,
   type SettlementState,
+  type SettlementStateCounts,
   type SettlementStore,
 } from './settlement-store.js'
 
@@ -83,38 +84,9 @@ export async function createPostgresSettlementStore<T>(
 
   const store: SettlementStore = {
     async claim(p: ClaimSettlementParameters): Promise<ClaimSettlementResult> {
-      const now = new Date(p.now)
-      const leaseUntil = new Date(p.now + p.leaseMs)
-      // Take-over rule (same as the memory store): never an unexpired lease, never another
-      // payment's row, and a failure only when nothing of it can be in flight.
-      const { rows } = await sql<ClaimedRow>`
-        insert into ${table} as s (key, state, scheme, network, fingerprint, payment_payload,
-          payment_requirements, owner, lease_until, attempts, created_at, updated_at)
-        values (${p.key}, 'claimed', ${p.scheme}, ${p.network}, ${p.fingerprint},
-          ${JSON.stringify(p.paymentPayload)}, ${JSON.stringify(p.paymentRequirements)}, ${p.owner},
-          ${leaseUntil}, 1, ${now}, ${now})
-        on conflict (key) do update set
-          owner = excluded.owner,
-          lease_until = excluded.lease_until,
-          attempts = s.attempts + 1,
-          updated_at = excluded.updated_at,
-          state = case when s.state = 'failed' then 'claimed' else s.state end,
-          result = case when s.state = 'failed' then null else s.result end
-        where s.fingerprint = excluded.fingerprint and (
-          (s.state = 'failed' and s.transaction is null) or
-          (s.state in ('claimed', 'broadcast', 'pending') and s.lease_until <= ${now}))
-        returning ${sql.join(CLAIM_COLUMNS.map((c) => sql.ref(c)))}`.execute(base)
-      const claimedRow = rows[0]
-      if (claimedRow) {
-        // A claimed row holds this very payment (same fingerprint): no need to read it back.
-        return {
-          claimed: true,
-          record: toRecord({
-            ...claimedRow,
-            payment_payload: p.paymentPayload,
-            payment_requirements: p.paymentRequirements,
-          }),
-        }
+      const claimed = await insertOrTakeOver(base, table, p)
+      if (claimed) {
+        return { claimed: true, record: claimed }
       }
       const current = await store.get(p.key)
       if (!current) {
@@ -190,20 +162,65 @@ export async function createPostgresSettlementStore<T>(
       return rows.map(toRecord)
     },
 
-    async countByState() {
-      const rows = await db
-        .selectFrom(SETTLEMENT_TABLE)
-        .select(['state', sql<number>`count(*)::int`.as('count')])
-        .groupBy('state')
-        .execute()
-      const counts = emptyStateCounts()
-      for (const row of rows) {
-        counts[row.state] = Number(row.count)
-      }
-      return counts
-    },
+    countByState: () => countByState(db),
   }
   return store
+}
+
+/**
+ * The claim's one statement: inserts the row, or takes an existing row of the same payment over
+ * when no live holder can still act on it. The claimed record, or `undefined` when someone else
+ * holds the key (or the row belongs to another payment).
+ */
+async function insertOrTakeOver(
+  base: Kysely<SettlementDatabase>,
+  table: ReturnType<typeof sql.table>,
+  p: ClaimSettlementParameters,
+): Promise<SettlementRecord | undefined> {
+  const now = new Date(p.now)
+  const leaseUntil = new Date(p.now + p.leaseMs)
+  // Take-over rule (same as the memory store): never an unexpired lease, never another
+  // payment's row, and a failure only when nothing of it can be in flight.
+  const { rows } = await sql<ClaimedRow>`
+    insert into ${table} as s (key, state, scheme, network, fingerprint, payment_payload,
+      payment_requirements, owner, lease_until, attempts, created_at, updated_at)
+    values (${p.key}, 'claimed', ${p.scheme}, ${p.network}, ${p.fingerprint},
+      ${JSON.stringify(p.paymentPayload)}, ${JSON.stringify(p.paymentRequirements)}, ${p.owner},
+      ${leaseUntil}, 1, ${now}, ${now})
+    on conflict (key) do update set
+      owner = excluded.owner,
+      lease_until = excluded.lease_until,
+      attempts = s.attempts + 1,
+      updated_at = excluded.updated_at,
+      state = case when s.state = 'failed' then 'claimed' else s.state end,
+      result = case when s.state = 'failed' then null else s.result end
+    where s.fingerprint = excluded.fingerprint and (
+      (s.state = 'failed' and s.transaction is null) or
+      (s.state in ('claimed', 'broadcast', 'pending') and s.lease_until <= ${now}))
+    returning ${sql.join(CLAIM_COLUMNS.map((c) => sql.ref(c)))}`.execute(base)
+  const claimedRow = rows[0]
+  // A claimed row holds this very payment (same fingerprint): no need to read it back.
+  return claimedRow
+    ? toRecord({
+        ...claimedRow,
+        payment_payload: p.paymentPayload,
+        payment_requirements: p.paymentRequirements,
+      })
+    : undefined
+}
+
+/** How many settlements are in each state. */
+async function countByState(db: Kysely<SettlementDatabase>): Promise<SettlementStateCounts> {
+  const rows = await db
+    .selectFrom(SETTLEMENT_TABLE)
+    .select(['state', sql<number>`count(*)::int`.as('count')])
+    .groupBy('state')
+    .execute()
+  const counts = emptyStateCounts()
+  for (const row of rows) {
+    counts[row.state] = Number(row.count)
+  }
+  return counts
 }
 
 function toRecord(row: Selectable<SettlementTable>): SettlementRecord {

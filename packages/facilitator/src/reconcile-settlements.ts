@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { REASONS, type SchemeFacilitator } from '@tollgate/core'
+import { createSettleFailure, REASONS, type SchemeFacilitator } from '@tollgate/core'
 import type { SettlementCoordinator } from './create-settlement-coordinator.js'
 import type { Logger } from './logger.js'
 import type { SettlementRecord, SettlementStore } from './settlement-store.js'
@@ -107,12 +107,8 @@ async function releaseAbandoned(deps: ReconcileDeps, row: SettlementRecord): Pro
     state: 'failed',
     transaction: undefined,
     now: deps.now(),
-    result: {
-      success: false,
-      errorReason: REASONS.unexpectedSettleError,
+    result: createSettleFailure(row.network, REASONS.unexpectedSettleError, {
       errorMessage: 'the facilitator stopped before broadcasting; settle again to retry',
-      transaction: '',
-      network: row.network,
-    },
+    }),
   })
 }

@@ -20,14 +20,10 @@ export type FacilitatorRoute =
     }
   | { ok: false; reason: string; message: string; network: string }
 
-// Bodies already validated by parseFacilitatorRequest (the HTTP app) skip a second zod pass.
-const validated = new WeakSet<object>()
-
-/** Validates a request (marking it so {@link routeFacilitatorRequest} need not validate again). */
-export function parseAndMarkFacilitatorRequest(body: unknown): FacilitatorRequest {
-  const request = parseFacilitatorRequest(body)
-  validated.add(request)
-  return request
+/** Options of {@link routeFacilitatorRequest}. */
+export type RouteOptions = {
+  /** The request is `parseFacilitatorRequest`'s own answer (the HTTP app): skip a second zod pass. */
+  parsed?: boolean
 }
 
 /**
@@ -39,8 +35,9 @@ export function parseAndMarkFacilitatorRequest(body: unknown): FacilitatorReques
 export function routeFacilitatorRequest(
   schemes: readonly SchemeFacilitator[],
   input: FacilitatorRequest,
+  options: RouteOptions = {},
 ): FacilitatorRoute {
-  const request = validated.has(input) ? input : parseFacilitatorRequest(input)
+  const request = options.parsed ? input : parseFacilitatorRequest(input)
   const rawNetwork = String(request.paymentRequirements.network)
   let normalized: ReturnType<typeof normalizeFacilitatorRequest>
   try {

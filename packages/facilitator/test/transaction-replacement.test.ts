@@ -1,9 +1,9 @@
 import { REASONS, type SettleContext, type SettleResponse } from '@tollgate/core'
+import { buildFakeRequest, createFakeScheme } from '@tollgate/facilitator/testing'
 import { afterEach, describe, expect, test } from 'vitest'
 import { createFacilitator, type Facilitator } from '../src/create-facilitator.js'
 import { createMemorySettlementStore } from '../src/memory-settlement-store.js'
 import type { SettlementStore } from '../src/settlement-store.js'
-import { buildFakeRequest, createFakeScheme } from '../src/testing/create-fake-scheme.js'
 
 // How the coordinator records a relayer's fee-bumped replacement (same sender and nonce) of a
 // settlement transaction: through the `recordBroadcast` of the settle that sent it, also after

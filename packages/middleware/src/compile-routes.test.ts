@@ -1,7 +1,7 @@
 import { isAppError, SOLANA_DEVNET } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
 import { compileRoutes, findRoute, toAtomicAmount } from './compile-routes.js'
-import { assets, fakeSchemes, MERCHANT_EVM, MERCHANT_SVM } from './test-fakes.js'
+import { assets, fakeSchemes, MERCHANT_EVM, MERCHANT_SVM } from './testing/fakes.js'
 import type { RoutesConfig } from './types.js'
 
 const defaults = {

@@ -1,5 +1,6 @@
 import {
   type AnyPaymentPayload,
+  type AssetRegistry,
   createAssetRegistry,
   decodePaymentHeader,
   type FacilitatorClient,
@@ -28,7 +29,7 @@ import {
 import { runIdempotent, toIdentifierSettings } from './run-idempotent.js'
 import { createSupportedCache } from './supported-cache.js'
 import { toFacilitatorClient } from './to-facilitator-client.js'
-import type { PaymentInfo, PaymentMiddlewareOptions } from './types.js'
+import type { Paid, PaymentInfo, PaymentMiddlewareOptions, PaywallOptions } from './types.js'
 
 /** What the gate needs from a request (a Fetch `Request` plus its path, or an adapter's view). */
 export type GateRequest = {
@@ -48,14 +49,6 @@ export type PaymentGate = {
 
 const DEFAULT_SUPPORTED_TTL_MS = 10 * 60 * 1000
 
-/** A decoded payment matched to one of the route's requirements. */
-export type Paid = {
-  payment: AnyPaymentPayload
-  requirements: PaymentRequirements
-  facilitatorRequest: FacilitatorRequest
-  offer: (error?: string) => PaymentRequired
-}
-
 /** Creates the payment gate the hono, Fetch and Express adapters share. */
 export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGate {
   const assets = options.assets ?? createAssetRegistry()
@@ -74,103 +67,7 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
   const paywall = options.paywall === false ? undefined : (options.paywall ?? {})
   const identifiers = toIdentifierSettings(options.paymentIdentifier)
 
-  const facilitatorFailure = (error: unknown): Response => {
-    onError(error)
-    return createFacilitatorErrorResponse(
-      isAppError(error, 'facilitator_unreachable') ? error.message : 'facilitator error',
-    )
-  }
-
-  const unpaid = (request: GateRequest, paymentRequired: PaymentRequired): Response => {
-    const wantsHtml = paywall && (request.headers.get('accept') ?? '').includes('text/html')
-    if (!wantsHtml) {
-      return createPaymentRequiredResponse(paymentRequired)
-    }
-    const html = paywall.render
-      ? paywall.render(paymentRequired)
-      : renderPaywallHtml(paymentRequired, {
-          assets,
-          ...(paywall.appName ? { appName: paywall.appName } : {}),
-        })
-    return createPaymentRequiredResponse(paymentRequired, { html })
-  }
-
-  const rejected = (paid: Paid, reason: string): Response =>
-    createPaymentRequiredResponse(paid.offer(reason), {
-      status: reason.startsWith(REASONS.permit2AllowanceRequired) ? 412 : 402,
-    })
-
-  // One automatic re-settle when the first attempt broadcast but could not confirm in time: the
-  // facilitator re-awaits the same transaction instead of paying again (X402.md §2.4).
-  const settle = async (request: FacilitatorRequest): Promise<SettleResponse> => {
-    const first = await facilitator.settle(request)
-    if (first.success || first.errorReason !== REASONS.settlementPending || !first.transaction) {
-      return first
-    }
-    return facilitator.settle(request)
-  }
-
-  const runAuthorization = async (paid: Paid, next: GateNext): Promise<Response> => {
-    let verified: Awaited<ReturnType<FacilitatorClient['verify']>>
-    try {
-      verified = await facilitator.verify(paid.facilitatorRequest)
-    } catch (error) {
-      return facilitatorFailure(error)
-    }
-    if (!verified.isValid) {
-      return rejected(paid, verified.invalidReason ?? REASONS.invalidPayload)
-    }
-    const response = await next(toPaymentInfo(paid, verified.payer))
-    // A failed handler delivered nothing, so nothing is charged; its answer goes out unchanged.
-    if (response.status >= 400) {
-      return response
-    }
-    let settled: SettleResponse
-    try {
-      settled = await settle(paid.facilitatorRequest)
-    } catch (error) {
-      await response.body?.cancel()
-      return facilitatorFailure(error)
-    }
-    if (!settled.success) {
-      await response.body?.cancel()
-      return createSettleFailedResponse(settled, {
-        x402Version: paid.payment.x402Version,
-        paymentRequired: paid.offer(settled.errorReason),
-      })
-    }
-    return withReceipt(response, settled, paid.payment.x402Version)
-  }
-
-  const runUpfront = async (paid: Paid, next: GateNext): Promise<Response> => {
-    let settled: SettleResponse
-    try {
-      settled = await settle(paid.facilitatorRequest)
-    } catch (error) {
-      return facilitatorFailure(error)
-    }
-    if (!settled.success) {
-      const reason = settled.errorReason ?? ''
-      return reason.startsWith(REASONS.permit2AllowanceRequired)
-        ? rejected(paid, reason)
-        : createSettleFailedResponse(settled, {
-            x402Version: paid.payment.x402Version,
-            paymentRequired: paid.offer(settled.errorReason),
-          })
-    }
-    let response: Response
-    try {
-      response = await next(toPaymentInfo(paid, settled.payer, settled.transaction))
-    } catch (error) {
-      // Already charged: the payer must still learn the transaction.
-      onError(error)
-      response = new Response(JSON.stringify({ error: 'Internal Server Error' }), {
-        status: 500,
-        headers: { 'Content-Type': 'application/json' },
-      })
-    }
-    return withReceipt(response, settled, paid.payment.x402Version)
-  }
+  const gate: GateContext = { facilitator, onError, assets, paywall }
 
   return {
     async handle(request, next) {
@@ -182,7 +79,7 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
       try {
         requirements = await buildRequirements(route)
       } catch (error) {
-        return facilitatorFailure(error)
+        return facilitatorFailure(gate, error)
       }
       const resource: ResourceInfo = { url: request.url, ...route.resource }
       const offer = (error?: string): PaymentRequired => ({
@@ -195,16 +92,131 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
       const header =
         request.headers.get(X402_HEADERS.paymentSignature) ?? request.headers.get(X402_HEADERS.xPayment)
       if (!header) {
-        return unpaid(request, offer('Payment required'))
+        return unpaid(gate, request, offer('Payment required'))
       }
       const paid = preparePayment(header, requirements, resource, offer)
       if (!paid) {
         return createPaymentRequiredResponse(offer('No matching payment requirements'))
       }
-      const run = () => (route.flow === 'upfront' ? runUpfront(paid, next) : runAuthorization(paid, next))
+      const run = () =>
+        route.flow === 'upfront' ? runUpfront(gate, paid, next) : runAuthorization(gate, paid, next)
       return identifiers ? runIdempotent(paid, identifiers, run) : run()
     },
   }
+}
+
+// What the gate's parts share.
+type GateContext = {
+  facilitator: FacilitatorClient
+  onError: (error: unknown) => void
+  assets: AssetRegistry
+  paywall: PaywallOptions | undefined
+}
+
+/** A 502 for a facilitator that failed or could not be reached (reported through `onError`). */
+function facilitatorFailure(gate: GateContext, error: unknown): Response {
+  gate.onError(error)
+  return createFacilitatorErrorResponse(
+    isAppError(error, 'facilitator_unreachable') ? error.message : 'facilitator error',
+  )
+}
+
+/** The 402 for a request without payment: JSON, or the paywall page for a browser. */
+function unpaid(gate: GateContext, request: GateRequest, paymentRequired: PaymentRequired): Response {
+  const { paywall, assets } = gate
+  const wantsHtml = paywall && (request.headers.get('accept') ?? '').includes('text/html')
+  if (!wantsHtml) {
+    return createPaymentRequiredResponse(paymentRequired)
+  }
+  const html = paywall.render
+    ? paywall.render(paymentRequired)
+    : renderPaywallHtml(paymentRequired, {
+        assets,
+        ...(paywall.appName ? { appName: paywall.appName } : {}),
+      })
+  return createPaymentRequiredResponse(paymentRequired, { html })
+}
+
+/** A fresh offer for a refused payment (412 when the payer must first approve Permit2). */
+function rejected(paid: Paid, reason: string): Response {
+  return createPaymentRequiredResponse(paid.offer(reason), {
+    status: reason.startsWith(REASONS.permit2AllowanceRequired) ? 412 : 402,
+  })
+}
+
+// One automatic re-settle when the first attempt broadcast but could not confirm in time: the
+// facilitator re-awaits the same transaction instead of paying again (docs/x402.md, 'Settlement pending').
+async function settle(facilitator: FacilitatorClient, request: FacilitatorRequest): Promise<SettleResponse> {
+  const first = await facilitator.settle(request)
+  if (first.success || first.errorReason !== REASONS.settlementPending || !first.transaction) {
+    return first
+  }
+  return facilitator.settle(request)
+}
+
+/** The `authorization` flow: verify, run the handler, settle after a successful answer. */
+async function runAuthorization(gate: GateContext, paid: Paid, next: GateNext): Promise<Response> {
+  const { facilitator } = gate
+  let verified: Awaited<ReturnType<FacilitatorClient['verify']>>
+  try {
+    verified = await facilitator.verify(paid.facilitatorRequest)
+  } catch (error) {
+    return facilitatorFailure(gate, error)
+  }
+  if (!verified.isValid) {
+    return rejected(paid, verified.invalidReason ?? REASONS.invalidPayload)
+  }
+  const response = await next(toPaymentInfo(paid, verified.payer))
+  // A failed handler delivered nothing, so nothing is charged; its answer goes out unchanged.
+  if (response.status >= 400) {
+    return response
+  }
+  let settled: SettleResponse
+  try {
+    settled = await settle(gate.facilitator, paid.facilitatorRequest)
+  } catch (error) {
+    await response.body?.cancel()
+    return facilitatorFailure(gate, error)
+  }
+  if (!settled.success) {
+    await response.body?.cancel()
+    return createSettleFailedResponse(settled, {
+      x402Version: paid.payment.x402Version,
+      paymentRequired: paid.offer(settled.errorReason),
+    })
+  }
+  return withReceipt(response, settled, paid.payment.x402Version)
+}
+
+/** The `upfront` flow: settle first, then run the handler and attach the receipt. */
+async function runUpfront(gate: GateContext, paid: Paid, next: GateNext): Promise<Response> {
+  let settled: SettleResponse
+  try {
+    settled = await settle(gate.facilitator, paid.facilitatorRequest)
+  } catch (error) {
+    return facilitatorFailure(gate, error)
+  }
+  if (!settled.success) {
+    const reason = settled.errorReason ?? ''
+    return reason.startsWith(REASONS.permit2AllowanceRequired)
+      ? rejected(paid, reason)
+      : createSettleFailedResponse(settled, {
+          x402Version: paid.payment.x402Version,
+          paymentRequired: paid.offer(settled.errorReason),
+        })
+  }
+  let response: Response
+  try {
+    response = await next(toPaymentInfo(paid, settled.payer, settled.transaction))
+  } catch (error) {
+    // Already charged: the payer must still learn the transaction.
+    gate.onError(error)
+    response = new Response(JSON.stringify({ error: 'Internal Server Error' }), {
+      status: 500,
+      headers: { 'Content-Type': 'application/json' },
+    })
+  }
+  return withReceipt(response, settled, paid.payment.x402Version)
 }
 
 function preparePayment(

@@ -7,7 +7,7 @@ import {
   MERCHANT_EVM,
   PAYER,
   readPaymentRequired,
-} from './test-fakes.js'
+} from './testing/fakes.js'
 
 function setup() {
   const facilitator = createFakeFacilitator()

@@ -5,7 +5,7 @@ import { mount } from 'hono/mount'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createPaymentHandler } from './create-payment-handler.js'
 import { paymentRequired } from './payment-required.js'
-import { assets, createFakeFacilitator, fakeSchemes, MERCHANT_EVM, MERCHANT_SVM } from './test-fakes.js'
+import { assets, createFakeFacilitator, fakeSchemes, MERCHANT_EVM, MERCHANT_SVM } from './testing/fakes.js'
 import type { PaymentMiddlewareOptions } from './types.js'
 
 // docs/input-limits.md "Keep-alive": the 402 of a paid route goes out without reading the request

@@ -2,7 +2,13 @@ import { encodeBase64Json, type PaymentRequirements } from '@tollgate/core'
 import { Hono } from 'hono'
 import { describe, expect, test } from 'vitest'
 import { paymentRequired } from './payment-required.js'
-import { createFakeFacilitator, fakeSchemes, MERCHANT_EVM, PAYER, readPaymentRequired } from './test-fakes.js'
+import {
+  createFakeFacilitator,
+  fakeSchemes,
+  MERCHANT_EVM,
+  PAYER,
+  readPaymentRequired,
+} from './testing/fakes.js'
 import type { PaymentMiddlewareOptions } from './types.js'
 
 function setup(paymentIdentifier: NonNullable<PaymentMiddlewareOptions['paymentIdentifier']>) {

@@ -1,6 +1,6 @@
 import type { AnyPaymentPayload } from '@tollgate/core'
 
-/** The x402 extension key of client-chosen payment ids (X402.md §6). */
+/** The x402 extension key of client-chosen payment ids (docs/x402.md, 'Extensions we use'). */
 export const PAYMENT_IDENTIFIER = 'payment-identifier'
 
 const ID = /^[A-Za-z0-9_-]{16,128}$/
@@ -41,8 +41,11 @@ export function readPaymentId(payment: AnyPaymentPayload): string | undefined | 
   return typeof id === 'string' && ID.test(id) ? id : null
 }
 
-/** What a payment's fingerprint is computed from: the requirement it accepted and its signed payload. */
-export function getPaymentFingerprint(payment: AnyPaymentPayload): string {
+/**
+ * The fingerprint a payment id is bound to: the requirement the payment accepted and its signed
+ * payload (not the facilitator's settlement fingerprint, which also covers the requirements).
+ */
+export function getPaymentIdFingerprint(payment: AnyPaymentPayload): string {
   return stableStringify(payment.x402Version === 2 ? [payment.accepted, payment.payload] : [payment.payload])
 }
 

@@ -12,7 +12,7 @@ import {
   MERCHANT_SVM,
   PAYER,
   readPaymentRequired,
-} from './test-fakes.js'
+} from './testing/fakes.js'
 import type { PaymentMiddlewareOptions, RoutesConfig } from './types.js'
 
 const routes: RoutesConfig = {

@@ -1,14 +1,13 @@
 import { X402_HEADERS } from '@tollgate/core'
-import type { Paid } from './create-payment-gate.js'
 import {
   createPaymentIdentifierCache,
   declarePaymentIdentifier,
-  getPaymentFingerprint,
+  getPaymentIdFingerprint,
   PAYMENT_IDENTIFIER,
   type PaymentIdentifierCache,
   readPaymentId,
 } from './payment-identifier.js'
-import type { PaymentMiddlewareOptions } from './types.js'
+import type { Paid, PaymentMiddlewareOptions } from './types.js'
 
 /** The payment-identifier settings of a gate. */
 export type IdentifierSettings = {
@@ -33,7 +32,7 @@ export function toIdentifierSettings(
   }
 }
 
-// payment-identifier (X402.md §6): same id + same payment → the first paid answer again; same id +
+// payment-identifier (docs/x402.md, 'Extensions we use'): same id + same payment → the first paid answer again; same id +
 // another payment → 409; a required id missing → 400. Only charged answers are remembered.
 export async function runIdempotent(
   paid: Paid,
@@ -47,7 +46,7 @@ export async function runIdempotent(
   if (id === undefined) {
     return run()
   }
-  const state = settings.cache.begin(id, getPaymentFingerprint(paid.payment))
+  const state = settings.cache.begin(id, getPaymentIdFingerprint(paid.payment))
   if (state.kind === 'replay') {
     return state.response
   }

@@ -1,6 +1,8 @@
 import type {
+  AnyPaymentPayload,
   AssetRegistry,
   FacilitatorClient,
+  FacilitatorRequest,
   NetworkFamily,
   PaymentRequired,
   PaymentRequirements,
@@ -116,4 +118,12 @@ export type PaymentInfo = {
   transaction?: string
   x402Version: 1 | 2
   requirements: PaymentRequirements
+}
+
+/** A decoded payment matched to one of the route's requirements (what the gate verifies and settles). */
+export type Paid = {
+  payment: AnyPaymentPayload
+  requirements: PaymentRequirements
+  facilitatorRequest: FacilitatorRequest
+  offer: (error?: string) => PaymentRequired
 }

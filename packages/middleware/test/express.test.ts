@@ -1,14 +1,14 @@
 import type { AddressInfo } from 'node:net'
 import { getPaymentReceipt, wrapFetch } from '@tollgate/agent'
-import express from 'express'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { paymentRequiredExpress } from '../src/index.js'
 import {
   createFakeFacilitator,
   createPaymentHeader,
   fakeSchemes,
   readPaymentRequired,
-} from '../src/test-fakes.js'
+} from '@tollgate/middleware/testing'
+import express from 'express'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { paymentRequiredExpress } from '../src/index.js'
 import { type DevnetStack, MERCHANT_EVM, schemes, startDevnetStack } from './devnet-stack.js'
 
 // The Express adapter on a real HTTP server: fake-facilitator behaviour, then a devnet payment.

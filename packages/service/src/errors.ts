@@ -1,7 +1,7 @@
 import type { AppErrorCode, RequestErrorContext } from '@tollgate/core'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 
-// The service's own codes, added to core's AppError (see docs/conventions.md "Errors"). Codes shared
+// The service's own codes, added to core's AppError (see docs/conventions.md "Envelope and errors"). Codes shared
 // with other HTTP surfaces (unauthorized, not_found, payload_too_large) live in core.
 declare module '@tollgate/core' {
   interface AppErrorContexts {

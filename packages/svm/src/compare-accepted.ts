@@ -3,7 +3,7 @@ import type { PaymentRefusal } from './check-payment-instructions.js'
 
 /**
  * Compares the requirement the client says it accepted with the one the resource server sent,
- * field by field (Tollgate is stricter than the reference here, X402.md §9; blockhash hints in
+ * field by field (Tollgate is stricter than the reference here, docs/x402.md, 'Where Tollgate is stricter'; blockhash hints in
  * `extra` are ignored). A network mismatch gets the SVM reason; any other difference is
  * `invalid_payment_requirements`.
  */

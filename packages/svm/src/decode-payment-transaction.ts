@@ -1,5 +1,5 @@
-import { WireReader } from '@tollgate/core'
 import { type RawKey, readRawKey } from './raw-keys.js'
+import { WireReader } from './wire-reader.js'
 
 /** One compiled instruction: indexes into the account keys, and its data (views into the wire bytes). */
 export type CompiledInstruction = { programIndex: number; accounts: Buffer; data: Buffer }

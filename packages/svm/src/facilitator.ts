@@ -14,6 +14,7 @@ import type {
 import {
   AppError,
   type AssetRegistry,
+  createSettleFailure,
   isSolanaNetwork,
   type Network,
   type PaymentPayload,
@@ -30,7 +31,7 @@ import { FeePayerPool } from './fee-payer-pool.js'
 import { type RawKey, toAddress, toRawKey } from './raw-keys.js'
 import { awaitSettlement, coSignTransaction, sendCoSigned } from './settle-payment.js'
 import { SignaturePoller } from './signature-poller.js'
-import { type VerifyContext, verifyPayment } from './verify-payment.js'
+import { type VerifyContext, type VerifyLoad, verifyPayment } from './verify-payment.js'
 
 /** The RPC methods the facilitator calls (standard Solana JSON-RPC). */
 export type SolanaFacilitatorRpc = Rpc<
@@ -74,32 +75,16 @@ type NetworkState = { rpc: SolanaFacilitatorRpc; pool: FeePayerPool; poller: Sig
  * recording the signature, sending with preflight and confirming with a bounded wait.
  */
 export function createSolanaFacilitator(options: SolanaFacilitatorOptions): SolanaFacilitator {
-  const now = options.now ?? Date.now
-  const states = new Map<string, NetworkState>()
-  for (const [network, { rpc, feePayers }] of Object.entries(options.networks)) {
-    if (!isSolanaNetwork(network)) {
-      throw new AppError('invalid_network', {
-        context: { network },
-        message: `${network} is not a Solana network`,
-      })
-    }
-    const poller = new SignaturePoller(rpc, { intervalMs: options.confirmPollIntervalMs ?? 250, now })
-    states.set(network, { rpc, pool: new FeePayerPool(network, feePayers), poller })
-  }
-  const limits: SolanaLimits = {
-    maxComputeUnitLimit: options.limits?.maxComputeUnitLimit ?? DEFAULT_LIMITS.maxComputeUnitLimit,
-    maxComputeUnitPriceMicroLamports: BigInt(
-      options.limits?.maxComputeUnitPriceMicroLamports ?? DEFAULT_LIMITS.maxComputeUnitPriceMicroLamports,
-    ),
-    maxSigners: options.limits?.maxSigners ?? DEFAULT_LIMITS.maxSigners,
-  }
+  const states = createNetworkStates(options)
+  const limits = resolveLimits(options.limits)
   const facilitatorKeys = new Set(
     [...states.values()].flatMap((s) => s.pool.addresses.map((a) => toRawKey(a) as RawKey)),
   )
   const confirmTimeoutMs = options.confirmTimeoutMs ?? 30_000
+  const load: VerifyLoad = { active: 0 }
   const contextOf = (network: string): VerifyContext => {
     const state = states.get(network)
-    return { rpc: state?.rpc, pool: state?.pool, assets: options.assets, limits, facilitatorKeys }
+    return { rpc: state?.rpc, pool: state?.pool, assets: options.assets, limits, facilitatorKeys, load }
   }
 
   const verify = (
@@ -119,31 +104,15 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
     const network = requirements.network
     const state = states.get(network)
     if (context.previousTransaction !== undefined && state) {
-      // Re-await only: the transaction was broadcast by an earlier settle of this payment.
-      const decoded =
-        typeof payment.payload.transaction === 'string'
-          ? decodePaymentTransaction(payment.payload.transaction)
-          : undefined
-      const authority = decoded && findPaymentTransfer(decoded.message)?.authority
-      const payer = authority ? toAddress(authority) : ''
-      return awaitSettlement(state.poller, context.previousTransaction as Signature, {
-        blockhash: decoded ? (toAddress(decoded.message.blockhash) as string as Blockhash) : undefined,
-        timeoutMs: confirmTimeoutMs,
-        payer,
-        network,
-      })
+      return reawaitSettlement(state, payment, context.previousTransaction, { network, confirmTimeoutMs })
     }
     // The simulation happens in the send's preflight, in the same round trip.
     const { response, verified } = await verify(payment, requirements, { simulate: false })
     if (!verified || !state) {
-      return {
-        success: false,
-        errorReason: response.invalidReason ?? 'invalid_exact_svm_verification_failed',
-        ...(response.invalidMessage ? { errorMessage: response.invalidMessage } : {}),
-        transaction: '',
-        network,
-        ...(response.payer ? { payer: response.payer } : {}),
-      }
+      return createSettleFailure(network, response.invalidReason ?? 'invalid_exact_svm_verification_failed', {
+        errorMessage: response.invalidMessage,
+        payer: response.payer,
+      })
     }
     const payer = toAddress(verified.transfer.authority)
     const signer = state.pool.get(verified.feePayer) as KeyPairSigner
@@ -186,24 +155,76 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
     verify: async (payment, requirements, verifyOptions) =>
       (await verify(payment, requirements, verifyOptions)).response,
     settle,
-    getFeePayerBalances: async () => {
-      const entries = [...states.entries()].flatMap(([network, state]) =>
-        state.pool.addresses.map((address) => ({ network, address, rpc: state.rpc })),
-      )
-      return Promise.all(
-        entries.map(async ({ network, address, rpc }) => {
-          try {
-            const { value } = await rpc.getBalance(address, { commitment: 'confirmed' }).send()
-            return { network, address, lamports: BigInt(value) }
-          } catch (cause) {
-            throw new AppError('rpc_failed', {
-              context: { network, method: 'getBalance' },
-              cause,
-              message: `getBalance failed on ${network}`,
-            })
-          }
-        }),
-      )
-    },
+    getFeePayerBalances: () => readFeePayerBalances(states),
   }
+}
+
+/** Each configured network's RPC, fee-payer pool and signature poller; only Solana networks. */
+function createNetworkStates(options: SolanaFacilitatorOptions): Map<string, NetworkState> {
+  const now = options.now ?? Date.now
+  const states = new Map<string, NetworkState>()
+  for (const [network, { rpc, feePayers }] of Object.entries(options.networks)) {
+    if (!isSolanaNetwork(network)) {
+      throw new AppError('invalid_network', {
+        context: { network },
+        message: `${network} is not a Solana network`,
+      })
+    }
+    const poller = new SignaturePoller(rpc, { intervalMs: options.confirmPollIntervalMs ?? 250, now })
+    states.set(network, { rpc, pool: new FeePayerPool(network, feePayers), poller })
+  }
+  return states
+}
+
+/** The fee-payer drain caps: the options' values, else `DEFAULT_LIMITS`. */
+function resolveLimits(limits: SolanaFacilitatorOptions['limits']): SolanaLimits {
+  return {
+    maxComputeUnitLimit: limits?.maxComputeUnitLimit ?? DEFAULT_LIMITS.maxComputeUnitLimit,
+    maxComputeUnitPriceMicroLamports: BigInt(
+      limits?.maxComputeUnitPriceMicroLamports ?? DEFAULT_LIMITS.maxComputeUnitPriceMicroLamports,
+    ),
+    maxSigners: limits?.maxSigners ?? DEFAULT_LIMITS.maxSigners,
+  }
+}
+
+/** Re-awaits a transaction an earlier settle of this payment broadcast (no new broadcast). */
+function reawaitSettlement(
+  state: NetworkState,
+  payment: PaymentPayload,
+  previousTransaction: string,
+  options: { network: string; confirmTimeoutMs: number },
+): Promise<SettleResponse> {
+  const decoded =
+    typeof payment.payload.transaction === 'string'
+      ? decodePaymentTransaction(payment.payload.transaction)
+      : undefined
+  const authority = decoded && findPaymentTransfer(decoded.message)?.authority
+  const payer = authority ? toAddress(authority) : ''
+  return awaitSettlement(state.poller, previousTransaction as Signature, {
+    blockhash: decoded ? (toAddress(decoded.message.blockhash) as string as Blockhash) : undefined,
+    timeoutMs: options.confirmTimeoutMs,
+    payer,
+    network: options.network,
+  })
+}
+
+/** Every fee payer's SOL balance on every network (one `getBalance` each, at `confirmed`). */
+function readFeePayerBalances(states: Map<string, NetworkState>): Promise<FeePayerBalance[]> {
+  const entries = [...states.entries()].flatMap(([network, state]) =>
+    state.pool.addresses.map((address) => ({ network, address, rpc: state.rpc })),
+  )
+  return Promise.all(
+    entries.map(async ({ network, address, rpc }) => {
+      try {
+        const { value } = await rpc.getBalance(address, { commitment: 'confirmed' }).send()
+        return { network, address, lamports: BigInt(value) }
+      } catch (cause) {
+        throw new AppError('rpc_failed', {
+          context: { network, method: 'getBalance' },
+          cause,
+          message: `getBalance failed on ${network}`,
+        })
+      }
+    }),
+  )
 }

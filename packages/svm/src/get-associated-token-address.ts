@@ -1,8 +1,9 @@
 import type { Address } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
+import { LRUCache } from 'lru-cache'
 
-const cache = new Map<string, Promise<Address>>()
-const CACHE_SIZE = 10_000
+// Bounded (least recently used go first): owners and mints come from callers' requests.
+const cache = new LRUCache<string, Promise<Address>>({ max: 10_000 })
 
 /**
  * The associated token account of `(owner, mint)` under `tokenProgram`. Memoized: deriving a PDA
@@ -19,13 +20,12 @@ export function getAssociatedTokenAddress(
     found = findAssociatedTokenPda({ owner, mint, tokenProgram }).then(([ata]) => ata)
     // A failed derivation (not an address) is not worth remembering.
     found.catch(() => cache.delete(key))
-    if (cache.size >= CACHE_SIZE) {
-      const oldest = cache.keys().next()
-      if (!oldest.done) {
-        cache.delete(oldest.value)
-      }
-    }
     cache.set(key, found)
   }
   return found
+}
+
+/** How many derivations the cache holds (for memory tests and monitoring). */
+export function getAssociatedTokenCacheSize(): number {
+  return cache.size
 }

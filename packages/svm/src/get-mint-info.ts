@@ -1,5 +1,6 @@
 import type { Address, GetAccountInfoApi, Rpc } from '@solana/kit'
 import { AppError } from '@tollgate/core'
+import { LRUCache } from 'lru-cache'
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './constants.js'
 
 /** A mint's owning token program and decimals. */
@@ -7,7 +8,8 @@ export type MintInfo = { tokenProgram: Address; decimals: number }
 
 /** Byte offset of `decimals` in an SPL mint (same under Token-2022, whose extensions come after). */
 const DECIMALS_OFFSET = 44
-const cache = new Map<string, Promise<MintInfo>>()
+// Bounded (least recently used go first): the mint is whatever a request names.
+const cache = new LRUCache<string, Promise<MintInfo>>({ max: 1_000 })
 
 /**
  * Reads the mint account once per (network, mint): its owner is the token program (SPL Token or

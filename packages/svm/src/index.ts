@@ -26,3 +26,4 @@ export type {
 } from './facilitator.js'
 export { createSolanaFacilitator } from './facilitator.js'
 export { createSolanaServer } from './server.js'
+export { WireReader } from './wire-reader.js'

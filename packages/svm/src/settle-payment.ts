@@ -12,7 +12,7 @@ import {
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
   signBytes,
 } from '@solana/kit'
-import { REASONS, type SettleResponse } from '@tollgate/core'
+import { createSettleFailure, REASONS, type SettleResponse } from '@tollgate/core'
 import type { DecodedPaymentTransaction } from './decode-payment-transaction.js'
 import { describeRpcError, describeTransactionError, isJsonRpcRefusal } from './rpc-errors.js'
 import type { SignatureOutcome, SignaturePoller } from './signature-poller.js'
@@ -73,20 +73,20 @@ export async function sendCoSigned(
     const expired = isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)
     return {
       sent: false,
-      response: {
-        success: false,
-        errorReason: expired
+      response: createSettleFailure(
+        network,
+        expired
           ? REASONS.svmBlockHeightExceeded
           : preflight
             ? REASONS.svmSimulationFailed
             : REASONS.svmTransactionFailed,
-        errorMessage: expired
-          ? 'blockhash not found: the transaction expired before it was sent'
-          : describeRpcError(cause ?? error),
-        transaction: '',
-        network,
-        payer,
-      },
+        {
+          errorMessage: expired
+            ? 'blockhash not found: the transaction expired before it was sent'
+            : describeRpcError(cause ?? error),
+          payer,
+        },
+      ),
     }
   }
 }
@@ -98,30 +98,26 @@ export async function awaitSettlement(
   options: { blockhash: Blockhash | undefined; timeoutMs: number; payer: string; network: string },
 ): Promise<SettleResponse> {
   const outcome: SignatureOutcome = await poller.wait(signature, options)
-  const base = { transaction: signature, network: options.network, payer: options.payer }
+  const { network, payer } = options
+  const failure = (reason: string, errorMessage: string) =>
+    createSettleFailure(network, reason, { errorMessage, transaction: signature, payer })
   switch (outcome.status) {
     case 'confirmed':
-      return { success: true, ...base }
+      return { success: true, transaction: signature, network, payer }
     case 'failed':
-      return {
-        success: false,
-        errorReason: REASONS.svmTransactionFailed,
-        errorMessage: `transaction failed: ${describeTransactionError(outcome.err)}`,
-        ...base,
-      }
+      return failure(
+        REASONS.svmTransactionFailed,
+        `transaction failed: ${describeTransactionError(outcome.err)}`,
+      )
     case 'expired':
-      return {
-        success: false,
-        errorReason: REASONS.svmBlockHeightExceeded,
-        errorMessage: 'the blockhash expired before the transaction landed; it never will',
-        ...base,
-      }
+      return failure(
+        REASONS.svmBlockHeightExceeded,
+        'the blockhash expired before the transaction landed; it never will',
+      )
     case 'timeout':
-      return {
-        success: false,
-        errorReason: REASONS.settlementPending,
-        errorMessage: 'broadcast but not confirmed yet: settle again to re-await it',
-        ...base,
-      }
+      return failure(
+        REASONS.settlementPending,
+        'broadcast but not confirmed yet: settle again to re-await it',
+      )
   }
 }

@@ -29,7 +29,15 @@ export type VerifyContext = {
   limits: SolanaLimits
   /** Every fee-payer key on every network: none may be a transfer authority. */
   facilitatorKeys: ReadonlySet<RawKey>
+  /** The facilitator's verifies in flight, shared by all its networks (see {@link VerifyLoad}). */
+  load: VerifyLoad
 }
+
+/**
+ * How many of one facilitator's verifies are between their layout checks and their answer: with
+ * more than one, signature checks go to the thread pool (see verifyTransactionSignatures).
+ */
+export type VerifyLoad = { active: number }
 
 /** A payment that passed every check: what settle needs next. */
 export type VerifiedPayment = {
@@ -49,9 +57,6 @@ const invalid = (refusal: PaymentRefusal, payer?: string): VerifyOutcome => ({
     ...(payer ? { payer } : {}),
   },
 })
-
-/** Verifies in this process between their layout checks and their answer. */
-let active = 0
 
 /**
  * Verifies an x402 exact-SVM payment: the requirements, the fee payer, the transaction's layout and
@@ -86,11 +91,11 @@ export async function verifyPayment(
   }
   const payer = toAddress(checked.authority)
   let refusal: PaymentRefusal | undefined
-  active++
+  context.load.active++
   try {
     refusal = await checkSignaturesAndSimulate(context, decoded, requirements, transaction, options)
   } finally {
-    active--
+    context.load.active--
   }
   if (refusal) {
     return invalid(refusal, payer)
@@ -121,7 +126,7 @@ async function checkSignaturesAndSimulate(
   }
   // Alone, verify on the event loop (no thread hand-off); with other verifies waiting for the
   // loop, on the thread pool (see verifyTransactionSignatures).
-  if (!(await verifyTransactionSignatures(decoded, { offload: active > 1 }))) {
+  if (!(await verifyTransactionSignatures(decoded, { offload: context.load.active > 1 }))) {
     return { reason: REASONS.svmSignatureInvalid, message: 'a payer signature is missing or invalid' }
   }
   if (simulation) {

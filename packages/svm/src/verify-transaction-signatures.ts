@@ -1,29 +1,29 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { DecodedPaymentTransaction } from './decode-payment-transaction.js'
-import { type RawKey, toKeyBytes } from './raw-keys.js'
+import { KEY_CACHE_SIZE, type RawKey, toKeyBytes } from './raw-keys.js'
 
-const KEY_CACHE_SIZE = 10_000
 // Ed25519 SPKI DER prefix: node:crypto takes a raw 32-byte public key after it.
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 
-/** Public keys in both forms, built once: payers repeat, and building a key costs about a verification. */
-const keyObjects = new Map<RawKey, KeyObject | null>()
-const cryptoKeys = new Map<RawKey, Promise<CryptoKey>>()
+/**
+ * Public keys in both forms, built once: payers repeat, and building a key costs about a
+ * verification. Bounded (least recently used go first), since callers choose the signers.
+ */
+const NOT_A_KEY = false
+const keyObjects = new LRUCache<RawKey, KeyObject | typeof NOT_A_KEY>({ max: KEY_CACHE_SIZE })
+const cryptoKeys = new LRUCache<RawKey, Promise<CryptoKey>>({ max: KEY_CACHE_SIZE })
 
-function remember<V>(cache: Map<RawKey, V>, signer: RawKey, value: V): V {
-  if (cache.size >= KEY_CACHE_SIZE) {
-    cache.clear()
-  }
-  cache.set(signer, value)
-  return value
+/** How many public keys each cache holds (for memory tests and monitoring). */
+export function getSignerKeyCacheSizes(): { keyObjects: number; cryptoKeys: number } {
+  return { keyObjects: keyObjects.size, cryptoKeys: cryptoKeys.size }
 }
 
-function getKeyObject(signer: RawKey): KeyObject | null {
-  const cached = keyObjects.get(signer)
-  if (cached !== undefined) {
-    return cached
+function getKeyObject(signer: RawKey): KeyObject | typeof NOT_A_KEY {
+  let key = keyObjects.get(signer)
+  if (key !== undefined) {
+    return key
   }
-  let key: KeyObject | null
   try {
     key = createPublicKey({
       key: Buffer.concat([ED25519_SPKI_PREFIX, toKeyBytes(signer)]),
@@ -31,9 +31,10 @@ function getKeyObject(signer: RawKey): KeyObject | null {
       type: 'spki',
     })
   } catch {
-    key = null
+    key = NOT_A_KEY
   }
-  return remember(keyObjects, signer, key)
+  keyObjects.set(signer, key)
+  return key
 }
 
 function getCryptoKey(signer: RawKey): Promise<CryptoKey> {
@@ -41,7 +42,7 @@ function getCryptoKey(signer: RawKey): Promise<CryptoKey> {
   if (!key) {
     key = crypto.subtle.importKey('raw', new Uint8Array(toKeyBytes(signer)), 'Ed25519', false, ['verify'])
     key.catch(() => cryptoKeys.delete(signer))
-    remember(cryptoKeys, signer, key)
+    cryptoKeys.set(signer, key)
   }
   return key
 }
@@ -49,7 +50,7 @@ function getCryptoKey(signer: RawKey): Promise<CryptoKey> {
 function verifyNow(signer: RawKey, signature: Buffer, message: Buffer): boolean {
   const key = getKeyObject(signer)
   try {
-    return key !== null && verify(null, message, key, signature)
+    return key !== NOT_A_KEY && verify(null, message, key, signature)
   } catch {
     return false
   }

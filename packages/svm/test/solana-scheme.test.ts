@@ -1,9 +1,9 @@
 import { type Address, type Blockhash, generateKeyPairSigner, getBase58Decoder } from '@solana/kit'
 import { type PaymentPayload, REASONS, type SettleResponse, SOLANA_DEVNET } from '@tollgate/core'
+import { buildPaymentInstructions, buildPaymentTransaction } from '@tollgate/svm/testing'
 import type { PaymentRequirements as X402Requirements } from '@x402/core/types'
 import { ExactSvmScheme as OfficialSvmClient } from '@x402/svm/exact/client'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { buildPaymentInstructions, buildPaymentTransaction } from '../src/testing/payment-fixtures.js'
 import { createRecordingContext, type SvmHarness, startSvmHarness } from './harness.js'
 
 let h: SvmHarness

@@ -1,11 +1,6 @@
-/** Canonical Uniswap Permit2, the same address on every chain (CREATE2 through {@link CREATE2_DEPLOYER_ADDRESS}). */
-export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
-
-/** x402's exact Permit2 proxy, the address the x402 SDKs hard-code; the devnet places our build of it there. */
-export const X402_EXACT_PERMIT2_PROXY_ADDRESS = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001'
-
-/** Canonical Multicall3 (viem's `multicall`, x402 facilitator diagnostics); the devnet places our build there. */
-export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11'
+// Permit2 (CREATE2 through CREATE2_DEPLOYER_ADDRESS), the x402 exact proxy and Multicall3: the addresses
+// the x402 SDKs hard-code, kept in core; the devnet places our builds there.
+export { MULTICALL3_ADDRESS, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from '@tollgate/core'
 
 /** Arachnid's deterministic CREATE2 deployer, present in every anvil genesis: calldata = salt ++ init code. */
 export const CREATE2_DEPLOYER_ADDRESS = '0x4e59b44847b379578588920cA78FbF26c0B4956C'

@@ -9,7 +9,7 @@ import {
   type LegacyCompiledTransactionMessage,
   type V0CompiledTransactionMessage,
 } from '@solana/kit'
-import { WireReader } from '@tollgate/core'
+import { WireReader } from '@tollgate/svm'
 import { createInvalidParamsError } from './rpc-error.js'
 
 /** A compiled legacy or v0 message with its blockhash (v1 messages are not live on any cluster yet). */

@@ -1,8 +1,8 @@
 import { AppError, getEvmChainId, getSchemeName, isEvmNetwork, type SchemeClient } from '@tollgate/core'
 import { getAddress, type LocalAccount } from 'viem'
 import type { Eip3009Payload } from '../payloads.js'
-import { createRandomBytes32 } from '../shared/random.js'
-import { transferWithAuthorizationTypes } from '../shared/typed-data.js'
+import { createRandomBytes32 } from '../signatures/random.js'
+import { transferWithAuthorizationTypes } from '../signatures/typed-data.js'
 
 /** Options of {@link createEip3009Client}. */
 export type Eip3009ClientOptions = {

@@ -1,7 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { eip3009Abi } from '../abis.js'
-import { createCallEncoder } from '../shared/call-encoder.js'
-import type { Eip3009Message } from '../shared/typed-data.js'
+import { createCallEncoder } from '../rpc/call-encoder.js'
+import type { Eip3009Message } from '../signatures/typed-data.js'
 
 const [transferVrsItem, transferBytesItem, authorizationStateItem] = eip3009Abi
 const transferVrs = createCallEncoder(transferVrsItem)

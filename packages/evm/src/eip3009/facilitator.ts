@@ -1,7 +1,7 @@
 import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
 import { Eip3009Payload } from '../payloads.js'
-import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
-import { createSettlePreparation } from '../shared/settle-preparation.js'
+import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
 import { settleEip3009 } from './settle-eip3009.js'
 import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
 
@@ -9,10 +9,11 @@ import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
  * The facilitator side of x402 `exact` on EVM via EIP-3009 (`transferWithAuthorization`), for
  * payloads carrying `authorization`. Settlement key: `eip3009:<chainId>:<asset>:<from>:<nonce>`.
  */
-export function createEip3009Facilitator(options: EvmFacilitatorOptions): SchemeFacilitator {
+export function createEip3009Facilitator(
+  options: EvmFacilitatorOptions,
+): SchemeFacilitator<PreparedSettle<Eip3009Verification>> {
   const context = createExactEvmContext(options)
   const networks = [...context.networks.keys()] as Network[]
-  const preparation = createSettlePreparation<Eip3009Verification>()
   return {
     name: 'eip3009',
     networks,
@@ -34,7 +35,7 @@ export function createEip3009Facilitator(options: EvmFacilitatorOptions): Scheme
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyEip3009(context, payment, requirements, verifyOptions)).response,
     prepareSettle: (payment, requirements) =>
-      preparation.prepare(payment, () =>
+      prepareSettle(payment, () =>
         verifyEip3009(context, payment, requirements, { simulate: context.simulateInSettle }),
       ),
     settle: (payment, requirements, settleContext) =>
@@ -43,7 +44,7 @@ export function createEip3009Facilitator(options: EvmFacilitatorOptions): Scheme
         payment,
         requirements,
         settleContext,
-        preparation.take(settleContext.prepared, payment),
+        takePrepared(settleContext.prepared, payment),
       ),
   }
 }

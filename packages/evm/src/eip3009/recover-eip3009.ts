@@ -1,9 +1,9 @@
 import { REASONS } from '@tollgate/core'
 import { type Hex, parseAbiItem } from 'viem'
-import { type ExpectedTransfer, hasTransferLog } from '../shared/await-settlement.js'
-import { decodeBool } from '../shared/decode.js'
-import type { ExactEvmNetwork } from '../shared/exact-evm-context.js'
-import type { PaymentProbe, PaymentUse } from '../shared/recover-settlement.js'
+import type { ExactEvmNetwork } from '../exact/exact-evm-context.js'
+import { decodeBool } from '../rpc/decode.js'
+import { type ExpectedTransfer, hasTransferLog } from '../settle/await-settlement.js'
+import type { PaymentProbe, PaymentUse } from '../settle/recover-settlement.js'
 import { encodeAuthorizationState } from './eip3009-calldata.js'
 
 const authorizationUsed = parseAbiItem(

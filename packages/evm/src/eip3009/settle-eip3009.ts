@@ -1,4 +1,5 @@
 import {
+  createSettleFailure,
   type PaymentPayload,
   type PaymentRequirements,
   REASONS,
@@ -6,10 +7,9 @@ import {
   type SettleResponse,
 } from '@tollgate/core'
 import { getAddress, type Hex } from 'viem'
+import type { ExactEvmContext } from '../exact/exact-evm-context.js'
 import { Eip3009Payload } from '../payloads.js'
-import type { ExactEvmContext } from '../shared/exact-evm-context.js'
-import { settleExact } from '../shared/settle-exact.js'
-import { createSettleFailure } from '../shared/settle-failure.js'
+import { settleExact } from '../settle/settle-exact.js'
 import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
 import { createEip3009Probe } from './recover-eip3009.js'
 import { type Eip3009Verification, type VerifiedEip3009, verifyEip3009 } from './verify-eip3009.js'

@@ -7,16 +7,17 @@ import {
   type VerifyOptions,
 } from '@tollgate/core'
 import { bytesToHex, getAddress, type Hex } from 'viem'
-import { ERC1271_MAGIC_VALUE, VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
+import { ERC1271_MAGIC_VALUE } from '../constants.js'
+import { checkExactRequirements } from '../exact/check-requirements.js'
+import { checkTimeWindow, type TimeWindowReasons } from '../exact/check-time-window.js'
+import type { ExactEvmContext, ExactEvmNetwork } from '../exact/exact-evm-context.js'
+import { type ExactVerification, invalidVerification } from '../exact/exact-verification.js'
 import { Eip3009Payload } from '../payloads.js'
-import { encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
-import { checkExactRequirements } from '../shared/check-requirements.js'
-import { classifySignature, type SignatureCheck } from '../shared/classify-signature.js'
-import { decodeBool, decodeUint, describeRevert, runsCode } from '../shared/decode.js'
-import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
-import { type ExactVerification, invalidVerification } from '../shared/exact-verification.js'
-import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
-import { type Eip3009Message, getEip3009Digest } from '../shared/typed-data.js'
+import { encodeBalanceOf, encodeIsValidSignature } from '../rpc/calldata.js'
+import { decodeBool, decodeUint, describeRevert, runsCode } from '../rpc/decode.js'
+import type { MulticallCall, MulticallResult } from '../rpc/multicall-batcher.js'
+import { classifySignature, type SignatureCheck } from '../signatures/classify-signature.js'
+import { type Eip3009Message, getEip3009Digest } from '../signatures/typed-data.js'
 import { encodeAuthorizationState, encodeTransferWithAuthorization } from './eip3009-calldata.js'
 
 /** A payment that passed verify, with what settle needs to send it. */
@@ -30,8 +31,17 @@ export type VerifiedEip3009 = {
 /** The verify answer, plus the verified payment when valid. */
 export type Eip3009Verification = ExactVerification<VerifiedEip3009>
 
+const TIME_WINDOW_REASONS: TimeWindowReasons = {
+  expired: { reason: REASONS.evmValidBefore, message: 'authorization expired or expires within 6 seconds' },
+  not_yet_valid: { reason: REASONS.evmValidAfter, message: 'authorization is not valid yet' },
+  too_long: {
+    reason: REASONS.evmValidBefore,
+    message: 'validBefore is further out than maxTimeoutSeconds allows',
+  },
+}
+
 /**
- * Verifies an x402 exact EIP-3009 payment (X402.md §3 and §9): requirement checks, recipient,
+ * Verifies an x402 exact EIP-3009 payment (docs/x402.md, 'Exact on EVM through EIP-3009'): requirement checks, recipient,
  * value, time window (bounded by maxTimeoutSeconds), the signature (locally for EOAs), then nonce
  * state, balance and the transfer simulation in one batched aggregate3 eth_call.
  */
@@ -74,23 +84,9 @@ export async function verifyEip3009(
   if (message.value !== BigInt(requirements.amount)) {
     return invalidVerification(REASONS.evmValueMismatch, payer)
   }
-  const now = BigInt(Math.floor(context.now() / 1000))
-  if (message.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) {
-    return invalidVerification(
-      REASONS.evmValidBefore,
-      payer,
-      'authorization expired or expires within 6 seconds',
-    )
-  }
-  if (message.validAfter > now) {
-    return invalidVerification(REASONS.evmValidAfter, payer, 'authorization is not valid yet')
-  }
-  if (message.validBefore > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
-    return invalidVerification(
-      REASONS.evmValidBefore,
-      payer,
-      'validBefore is further out than maxTimeoutSeconds allows',
-    )
+  const late = checkTimeWindow(message, context, requirements, TIME_WINDOW_REASONS)
+  if (late) {
+    return invalidVerification(late.reason, payer, late.message)
   }
   const digest = getEip3009Digest(
     {
@@ -130,7 +126,7 @@ export async function verifyEip3009(
 }
 
 // Tollgate pins each token's EIP-712 domain in the asset registry; a payment signed over another
-// domain would fail on-chain (X402.md §7.9), so say which part differs before any RPC.
+// domain would fail on-chain (docs/x402.md, 'Exact on EVM through EIP-3009'), so say which part differs before any RPC.
 function checkDomain(asset: Asset, requirements: PaymentRequirements): string | undefined {
   const name = requirements.extra?.name
   const version = requirements.extra?.version

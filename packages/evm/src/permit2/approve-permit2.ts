@@ -1,5 +1,4 @@
-import { type Address, encodeFunctionData, type Hash, type Hex, maxUint256 } from 'viem'
-import { erc20Abi } from '../abis.js'
+import { type Address, encodeFunctionData, erc20Abi, type Hash, type Hex, maxUint256 } from 'viem'
 import { PERMIT2_ADDRESS } from '../constants.js'
 
 /** What {@link approvePermit2} needs: something that sends a transaction from the payer (a viem WalletClient). */

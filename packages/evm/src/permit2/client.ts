@@ -2,8 +2,8 @@ import { getEvmChainId, getSchemeName, isEvmNetwork, type SchemeClient } from '@
 import { getAddress, type LocalAccount } from 'viem'
 import { PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
 import type { Permit2Payload } from '../payloads.js'
-import { createRandomUint256 } from '../shared/random.js'
-import { permitWitnessTransferFromTypes } from '../shared/typed-data.js'
+import { createRandomUint256 } from '../signatures/random.js'
+import { permitWitnessTransferFromTypes } from '../signatures/typed-data.js'
 
 /** Options of {@link createPermit2Client}. */
 export type Permit2ClientOptions = {

@@ -1,7 +1,7 @@
 import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
 import { Permit2Payload } from '../payloads.js'
-import { createExactEvmContext, type EvmFacilitatorOptions } from '../shared/exact-evm-context.js'
-import { createSettlePreparation } from '../shared/settle-preparation.js'
+import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
 import { settlePermit2 } from './settle-permit2.js'
 import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
 
@@ -9,10 +9,11 @@ import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
  * The facilitator side of x402 `exact` on EVM via Permit2 and the x402 exact proxy, for payloads
  * carrying `permit2Authorization`. Settlement key: `permit2:<chainId>:<owner>:<nonce>`.
  */
-export function createPermit2Facilitator(options: EvmFacilitatorOptions): SchemeFacilitator {
+export function createPermit2Facilitator(
+  options: EvmFacilitatorOptions,
+): SchemeFacilitator<PreparedSettle<Permit2Verification>> {
   const context = createExactEvmContext(options)
   const networks = [...context.networks.keys()] as Network[]
-  const preparation = createSettlePreparation<Permit2Verification>()
   return {
     name: 'permit2',
     networks,
@@ -31,7 +32,7 @@ export function createPermit2Facilitator(options: EvmFacilitatorOptions): Scheme
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyPermit2(context, payment, requirements, verifyOptions)).response,
     prepareSettle: (payment, requirements) =>
-      preparation.prepare(payment, () =>
+      prepareSettle(payment, () =>
         verifyPermit2(context, payment, requirements, { simulate: context.simulateInSettle }),
       ),
     settle: (payment, requirements, settleContext) =>
@@ -40,7 +41,7 @@ export function createPermit2Facilitator(options: EvmFacilitatorOptions): Scheme
         payment,
         requirements,
         settleContext,
-        preparation.take(settleContext.prepared, payment),
+        takePrepared(settleContext.prepared, payment),
       ),
   }
 }

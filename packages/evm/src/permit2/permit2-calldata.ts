@@ -1,7 +1,7 @@
 import { type Address, getAbiItem, type Hex } from 'viem'
 import { permit2Abi, x402ExactPermit2ProxyAbi } from '../abis.js'
-import { createCallEncoder } from '../shared/call-encoder.js'
-import type { Permit2Message } from '../shared/typed-data.js'
+import { createCallEncoder } from '../rpc/call-encoder.js'
+import type { Permit2Message } from '../signatures/typed-data.js'
 
 const proxySettle = createCallEncoder(getAbiItem({ abi: x402ExactPermit2ProxyAbi, name: 'settle' }))
 const proxyPermit2 = createCallEncoder(getAbiItem({ abi: x402ExactPermit2ProxyAbi, name: 'PERMIT2' }))

@@ -1,5 +1,5 @@
 import type { SchemeServer } from '@tollgate/core'
-import { createExactRequirements } from '../shared/create-exact-requirements.js'
+import { createExactRequirements } from '../exact/create-exact-requirements.js'
 
 /**
  * The merchant side of x402 `exact` via Permit2: requirements with

@@ -1,4 +1,5 @@
 import {
+  createSettleFailure,
   type PaymentPayload,
   type PaymentRequirements,
   REASONS,
@@ -7,10 +8,9 @@ import {
 } from '@tollgate/core'
 import { getAddress } from 'viem'
 import { X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
+import type { ExactEvmContext } from '../exact/exact-evm-context.js'
 import { Permit2Payload } from '../payloads.js'
-import type { ExactEvmContext } from '../shared/exact-evm-context.js'
-import { settleExact } from '../shared/settle-exact.js'
-import { createSettleFailure } from '../shared/settle-failure.js'
+import { settleExact } from '../settle/settle-exact.js'
 import { encodeProxySettle } from './permit2-calldata.js'
 import { createPermit2Probe } from './recover-permit2.js'
 import { type Permit2Verification, type VerifiedPermit2, verifyPermit2 } from './verify-permit2.js'

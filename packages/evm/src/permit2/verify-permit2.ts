@@ -8,22 +8,18 @@ import {
 } from '@tollgate/core'
 import { type Address, bytesToHex, getAddress, type Hex } from 'viem'
 import { permit2Abi, x402ExactPermit2ProxyAbi } from '../abis.js'
-import {
-  ERC1271_MAGIC_VALUE,
-  PERMIT2_ADDRESS,
-  VALID_BEFORE_MARGIN_SECONDS,
-  X402_EXACT_PERMIT2_PROXY_ADDRESS,
-} from '../constants.js'
+import { ERC1271_MAGIC_VALUE, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
+import { checkExactRequirements } from '../exact/check-requirements.js'
+import { checkTimeWindow, type TimeWindowReasons } from '../exact/check-time-window.js'
+import type { ExactEvmContext, ExactEvmNetwork } from '../exact/exact-evm-context.js'
+import { type ExactVerification, invalidVerification } from '../exact/exact-verification.js'
 import { Permit2Payload } from '../payloads.js'
-import { encodeAllowance, encodeBalanceOf, encodeIsValidSignature } from '../shared/calldata.js'
-import { checkExactRequirements } from '../shared/check-requirements.js'
-import { classifySignature } from '../shared/classify-signature.js'
-import { decodeUint, describeRevert, runsCode } from '../shared/decode.js'
-import type { ExactEvmContext, ExactEvmNetwork } from '../shared/exact-evm-context.js'
-import { type ExactVerification, invalidVerification } from '../shared/exact-verification.js'
-import { mapSettlementError } from '../shared/map-send-error.js'
-import type { MulticallCall, MulticallResult } from '../shared/multicall-batcher.js'
-import { getPermit2Digest, type Permit2Message } from '../shared/typed-data.js'
+import { encodeAllowance, encodeBalanceOf, encodeIsValidSignature } from '../rpc/calldata.js'
+import { decodeUint, describeRevert, runsCode } from '../rpc/decode.js'
+import type { MulticallCall, MulticallResult } from '../rpc/multicall-batcher.js'
+import { mapSettlementError } from '../settle/map-send-error.js'
+import { classifySignature } from '../signatures/classify-signature.js'
+import { getPermit2Digest, type Permit2Message } from '../signatures/typed-data.js'
 import { encodeNonceBitmap, encodeProxyPermit2, encodeProxySettle, isNonceUsed } from './permit2-calldata.js'
 
 /** A Permit2 payment that passed verify, with what settle needs to send it. */
@@ -41,8 +37,17 @@ export type Permit2Verification = ExactVerification<VerifiedPermit2>
 
 const REVERT_ABI = [...x402ExactPermit2ProxyAbi, ...permit2Abi]
 
+const TIME_WINDOW_REASONS: TimeWindowReasons = {
+  expired: { reason: REASONS.permit2DeadlineExpired, message: 'deadline passed or is within 6 seconds' },
+  not_yet_valid: { reason: REASONS.permit2NotYetValid },
+  too_long: {
+    reason: REASONS.permit2DeadlineExpired,
+    message: 'deadline is further out than maxTimeoutSeconds allows',
+  },
+}
+
 /**
- * Verifies an x402 exact Permit2 payment (X402.md §4 and §9): requirement checks, spender, witness
+ * Verifies an x402 exact Permit2 payment (docs/x402.md, 'Exact on EVM through Permit2'): requirement checks, spender, witness
  * recipient, token, amount, time window (deadline bounded by maxTimeoutSeconds), the signature
  * (locally for EOAs), then proxy presence, balance, Permit2 allowance, nonce bitmap and the
  * `proxy.settle` simulation in one batched aggregate3 eth_call.
@@ -88,23 +93,10 @@ export async function verifyPermit2(
   if (message.amount !== BigInt(requirements.amount)) {
     return invalidVerification(REASONS.permit2AmountMismatch, owner)
   }
-  const now = BigInt(Math.floor(context.now() / 1000))
-  if (message.deadline < now + VALID_BEFORE_MARGIN_SECONDS) {
-    return invalidVerification(
-      REASONS.permit2DeadlineExpired,
-      owner,
-      'deadline passed or is within 6 seconds',
-    )
-  }
-  if (message.validAfter > now) {
-    return invalidVerification(REASONS.permit2NotYetValid, owner)
-  }
-  if (message.deadline > now + BigInt(requirements.maxTimeoutSeconds) + context.maxValidityBufferSeconds) {
-    return invalidVerification(
-      REASONS.permit2DeadlineExpired,
-      owner,
-      'deadline is further out than maxTimeoutSeconds allows',
-    )
+  const window = { validAfter: message.validAfter, validBefore: message.deadline }
+  const late = checkTimeWindow(window, context, requirements, TIME_WINDOW_REASONS)
+  if (late) {
+    return invalidVerification(late.reason, owner, late.message)
   }
   const digest = getPermit2Digest(getEvmChainId(requirements.network), message)
   const signature = await classifySignature({

@@ -10,7 +10,7 @@ import { type Address, createPublicClient, createWalletClient, http, type Public
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { createRelayer, type RelayerOptions } from '../relayer/create-relayer.js'
 
-// e2e support (not exported): one anvil devnet with viem clients, relayer keys and the devnet's
+// e2e support (exported as @tollgate/evm/testing): one anvil devnet with viem clients, relayer keys and the devnet's
 // tokens registered as the allowlist.
 
 /** A running EVM devnet for the e2e tests of this package. */

@@ -8,25 +8,20 @@ import {
   encodeErrorResult,
   encodeEventTopics,
   encodeFunctionResult,
+  erc20Abi,
   type Hash,
   type Hex,
   keccak256,
+  multicall3Abi,
   TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
   toHex,
 } from 'viem'
-import {
-  eip3009Abi,
-  erc20Abi,
-  erc1271Abi,
-  multicall3Abi,
-  permit2Abi,
-  x402ExactPermit2ProxyAbi,
-} from '../abis.js'
+import { eip3009Abi, erc1271Abi, permit2Abi, x402ExactPermit2ProxyAbi } from '../abis.js'
 import { ERC1271_MAGIC_VALUE, MULTICALL3_ADDRESS } from '../constants.js'
+import type { EvmFacilitatorClient } from '../exact/exact-evm-context.js'
 import type { Relayer } from '../relayer/types.js'
-import type { EvmFacilitatorClient } from '../shared/exact-evm-context.js'
 
 // Test doubles (no I/O): a chain that answers the facilitator's aggregate3 eth_calls from plain
 // maps, and a relayer that records sends and returns canned receipts.
@@ -156,8 +151,11 @@ export function createFakeChain(): {
       if (to?.toLowerCase() !== MULTICALL3_ADDRESS.toLowerCase() || !data) {
         throw new Error('fake chain only answers aggregate3')
       }
-      const { args } = decodeFunctionData({ abi: multicall3Abi, data })
-      const results = args[0].map((c) => answer(c.target, c.callData))
+      const decoded = decodeFunctionData({ abi: multicall3Abi, data })
+      if (decoded.functionName !== 'aggregate3') {
+        throw new Error('fake chain only answers aggregate3')
+      }
+      const results = decoded.args[0].map((c) => answer(c.target, c.callData))
       return {
         data: encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: results }),
       }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
+  createSettleFailure,
   type Network,
   type PaymentPayload,
   type PaymentRequirements,
@@ -87,7 +88,7 @@ export function createFakeScheme(options: FakeSchemeOptions = {}): FakeScheme {
       } else {
         const verdict = check(payment, requirements)
         if (!verdict.isValid) {
-          return { success: false, errorReason: verdict.invalidReason, transaction: '', network }
+          return createSettleFailure(network, verdict.invalidReason ?? REASONS.invalidPayload)
         }
         transaction = `0x${createHash('sha256')
           .update(String(getKey(payment, requirements)))
@@ -101,7 +102,7 @@ export function createFakeScheme(options: FakeSchemeOptions = {}): FakeScheme {
         return { success: true, transaction, network, payer }
       }
       const reason = outcome === 'timeout' ? REASONS.settlementPending : REASONS.evmTransactionFailed
-      return { success: false, errorReason: reason, transaction, network, payer }
+      return createSettleFailure(network, reason, { transaction, payer })
     },
   }
 }

@@ -12,7 +12,7 @@ export const PageMeta = z
 /** Pagination block of list responses (spec "Conventions" 4). */
 export type PageMeta = z.infer<typeof PageMeta>
 
-/** Error envelope of CONVENTIONS.md: `success:false`, `data:null`, and a stable `error.code`. */
+/** Error envelope (docs/conventions.md): `success:false`, `data:null`, and a stable `error.code`. */
 export const ErrorEnvelope = z
   .object({
     success: z.literal(false),
@@ -25,7 +25,7 @@ export const ErrorEnvelope = z
     }),
   })
   .openapi('ErrorEnvelope')
-/** Error envelope of CONVENTIONS.md: `success:false`, `data:null`, and a stable `error.code`. */
+/** Error envelope (docs/conventions.md): `success:false`, `data:null`, and a stable `error.code`. */
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>
 
 /** Wraps a data schema in the success envelope `{ success, message, data }`. */

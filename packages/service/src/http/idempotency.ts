@@ -17,7 +17,7 @@ const releasedCodes = new Set([
 ])
 
 /**
- * `Idempotency-Key` on POST/PATCH (CONVENTIONS.md): claims the key per merchant and environment, stores
+ * `Idempotency-Key` on POST/PATCH (docs/conventions.md, docs/service.md): claims the key per merchant and environment, stores
  * the response; same key and body replays it (`Idempotent-Replayed: true`), another body is 422
  * `idempotency_key_reused`, an unfinished claim is 409 `idempotency_key_in_use`. Runs after auth.
  */

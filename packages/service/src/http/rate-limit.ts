@@ -1,9 +1,13 @@
 import { AppError } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
+import { LRUCache } from 'lru-cache'
 import type { AppEnv } from './app-env.js'
 
-/** Options of {@link createRateLimiter}: `limit` requests per `windowMs` milliseconds per API key. */
-export type RateLimiterOptions = { limit: number; windowMs: number; now?: () => number }
+/**
+ * Options of {@link createRateLimiter}: `limit` requests per `windowMs` milliseconds per API key;
+ * at most `maxKeys` keys are counted at once (default 100,000; the least recently seen go first).
+ */
+export type RateLimiterOptions = { limit: number; windowMs: number; maxKeys?: number; now?: () => number }
 
 /** Result of one {@link RateLimiter.hit}: whether it is allowed, what remains, and ms until the window resets. */
 export type RateLimitDecision = { allowed: boolean; remaining: number; resetInMs: number }
@@ -14,7 +18,7 @@ export type RateLimiter = { limit: number; hit(key: string): RateLimitDecision }
 /** Creates an in-memory fixed-window rate limiter. */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const now = options.now ?? Date.now
-  const windows = new Map<string, { start: number; count: number }>()
+  const windows = new LRUCache<string, { start: number; count: number }>({ max: options.maxKeys ?? 100_000 })
   let lastSweep = now()
   return {
     limit: options.limit,
@@ -23,7 +27,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       const start = at - (at % options.windowMs)
       if (at - lastSweep > options.windowMs) {
         // Drop finished windows so idle keys do not accumulate.
-        for (const [k, w] of windows) {
+        for (const [k, w] of windows.entries()) {
           if (w.start < start) {
             windows.delete(k)
           }

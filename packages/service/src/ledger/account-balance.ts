@@ -12,7 +12,7 @@ export type AccountCounters = {
 export type AccountBalance = { available: bigint; pending: bigint; total: bigint }
 
 /**
- * The one balance formula (CONVENTIONS.md "Ledger"): `available = credits_posted - debits_posted -
+ * The one balance formula (docs/conventions.md, 'Ledger'): `available = credits_posted - debits_posted -
  * debits_pending` (reserved outgoing money is not spendable), `pending = credits_pending` (incoming,
  * unconfirmed), `total = available + pending`.
  */

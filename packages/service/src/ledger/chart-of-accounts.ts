@@ -1,7 +1,7 @@
 import { AppError } from '@tollgate/core'
 
 /**
- * A chart-of-accounts code (CONVENTIONS.md "Ledger"); an account is (environment, code, currency).
+ * A chart-of-accounts code (docs/conventions.md, 'Ledger'); an account is (environment, code, currency).
  * The chart's `platform:fx:{currency}` and `suspense:{currency}` are `platform:fx` and `suspense`
  * in that currency. `sandbox:funding` is the source of sandbox money and exists in `test` only.
  */

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Deps } from '../deps.js'
 
 /**
- * Checks the ledger's invariants (CONVENTIONS.md "Ledger") over the whole database and returns one
+ * Checks the ledger's invariants (docs/conventions.md, 'Ledger') over the whole database and returns one
  * message per violation (empty when all hold): per environment and currency, debits equal credits
  * (posted and pending); each account's four counters equal the sums of its transfers; no flagged
  * account is negative; each pending transfer is resolved at most once, by a transfer that matches

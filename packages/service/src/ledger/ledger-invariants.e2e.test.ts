@@ -12,7 +12,7 @@ import { type PostTransactionInput, postTransaction } from './post-transaction.j
 import { expirePendingTransfers, postPendingTransaction, voidPendingTransaction } from './resolve-pending.js'
 
 // Random operation sequences against a model of TigerBeetle's counter rules; after every step the
-// database must equal the model and satisfy checkLedgerInvariants (CONVENTIONS.md "Ledger").
+// database must equal the model and satisfy checkLedgerInvariants (docs/conventions.md, 'Ledger').
 
 const merchantIndex = fc.integer({ min: 0, max: 2 })
 const amount = fc.bigInt({ min: 1n, max: 1_500n })

@@ -1,7 +1,7 @@
 import type { DevnetManifest } from '@tollgate/devnet'
 import { chainTable } from '../reference/chains.js'
 
-/** One asset of a manifest network (ARCHITECTURE.md "Local chains and the sandbox"). */
+/** One asset of a manifest network (docs/service.md, 'Sandbox manifest'). */
 export type SandboxAsset = {
   address: string
   decimals: number
@@ -46,7 +46,7 @@ export function createSandboxManifest(input: {
   return {
     apiUrl: `${input.baseUrl}/api/v1`,
     apiKey: input.apiKey,
-    // Placeholders until the facilitator, demo resource and checkout page are mounted in the sandbox.
+    // Served by the sandbox's mounts (create-x402-mounts.ts); see docs/service.md, 'Sandbox manifest'.
     facilitatorUrl: `${input.baseUrl}/facilitator`,
     demoResourceUrl: `${input.baseUrl}/demo/paid`,
     checkoutUrl: `${input.baseUrl}/checkout`,

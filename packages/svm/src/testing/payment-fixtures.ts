@@ -1,4 +1,4 @@
-// Test-only builders of payment transactions, honest and hostile. Not exported from the package.
+// Test-only builders of payment transactions, honest and hostile (exported as @tollgate/svm/testing).
 import {
   type Address,
   appendTransactionMessageInstructions,

@@ -1,12 +1,11 @@
-import { type Hex, toFunctionSelector } from 'viem'
-import { multicall3Abi } from '../abis.js'
+import { getAbiItem, type Hex, multicall3Abi, toFunctionSelector } from 'viem'
 
 // Multicall3 `aggregate3((address target, bool allowFailure, bytes callData)[])` and its
 // `(bool success, bytes returnData)[]` result, written and read directly on hex strings. Every
 // verify's calls pass through here; viem's generic ABI coder spent about 8% of a verify's CPU on
 // this one fixed layout (tests pin the bytes to viem's coder).
 
-const SELECTOR = toFunctionSelector(multicall3Abi[0])
+const SELECTOR = toFunctionSelector(getAbiItem({ abi: multicall3Abi, name: 'aggregate3' }))
 const WORD = 64
 
 /** One `aggregate3` call (`allowFailure` is always true: a failed call is a result, not an error). */

@@ -1,9 +1,8 @@
-import { REASONS, type SettleResponse } from '@tollgate/core'
+import { createSettleFailure, REASONS, type SettleResponse } from '@tollgate/core'
 import { type Hash, type PublicClient, TransactionNotFoundError } from 'viem'
 import { VALID_BEFORE_MARGIN_SECONDS } from '../constants.js'
+import { describeError } from '../rpc/describe-error.js'
 import { type AwaitSettlementParameters, awaitSettlement } from './await-settlement.js'
-import { describeError } from './describe-error.js'
-import { createSettleFailure } from './settle-failure.js'
 
 // Blocks per eth_getLogs request: many RPC providers refuse wider ranges.
 const LOG_CHUNK_BLOCKS = 2_000n
@@ -193,12 +192,9 @@ async function getKnownTransaction(client: RecoveryClient, hash: Hash) {
 }
 
 function pending(state: RecoveryState, message: string): SettleResponse {
-  return {
-    success: false,
-    errorReason: REASONS.settlementPending,
+  return createSettleFailure(state.network, REASONS.settlementPending, {
     errorMessage: message,
     transaction: state.latest,
-    network: state.network,
     payer: state.payer,
-  }
+  })
 }

@@ -1,6 +1,7 @@
+import { LRUCache } from 'lru-cache'
 import { type Address, type Hex, isAddress } from 'viem'
 import { PERMIT2_ADDRESS } from '../constants.js'
-import { keccakBytes, keccakText, toTypedDataDigest, writeHex, writeUint256 } from './abi-words.js'
+import { keccakBytes, keccakText, toTypedDataDigest, writeHex, writeUint256 } from '../rpc/abi-words.js'
 
 /** EIP-712 types of an EIP-3009 `TransferWithAuthorization` (for signing with viem). */
 export const transferWithAuthorizationTypes = {
@@ -69,7 +70,8 @@ const PERMIT_WITNESS_TYPEHASH = keccakText(
 const TOKEN_PERMISSIONS_TYPEHASH = keccakText('TokenPermissions(address token,uint256 amount)')
 const WITNESS_TYPEHASH = keccakText('Witness(address to,uint256 validAfter)')
 
-const domainSeparators = new Map<string, Uint8Array>()
+// Keyed by the token domain a request names: bounded, since requests choose it.
+const domainSeparators = new LRUCache<string, Uint8Array>({ max: 1_000 })
 
 /** The EIP-712 domain separator of a token (`name`, `version`, chain, contract), cached. */
 export function getDomainSeparator(domain: {

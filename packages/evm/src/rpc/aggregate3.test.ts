@@ -6,9 +6,9 @@ import {
   encodeFunctionResult,
   getAddress,
   type Hex,
+  multicall3Abi,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { multicall3Abi } from '../abis.js'
 import { decodeAggregate3, encodeAggregate3 } from './aggregate3.js'
 
 const hex = (bytes: number): Hex => bytesToHex(randomBytes(bytes))

@@ -1,4 +1,4 @@
-import { isAppError, REASONS, type SettleResponse } from '@tollgate/core'
+import { createSettleFailure, isAppError, REASONS, type SettleResponse } from '@tollgate/core'
 import { type Address, type Hash, type Log, pad } from 'viem'
 import type { Relayer } from '../relayer/types.js'
 
@@ -21,7 +21,7 @@ export type AwaitSettlementParameters = {
 /**
  * Waits (bounded) for a settlement transaction and turns its receipt into the x402 answer:
  * success only with status 1 and the expected `Transfer(from, to, value)` log from the token.
- * A wait that times out or fails is `settlement_pending` with the hash, never a failure (X402.md §2.4).
+ * A wait that times out or fails is `settlement_pending` with the hash, never a failure (docs/x402.md, 'Settlement pending').
  */
 export async function awaitSettlement(parameters: AwaitSettlementParameters): Promise<SettleResponse> {
   const { relayer, hash, network, payer, expected } = parameters
@@ -29,21 +29,18 @@ export async function awaitSettlement(parameters: AwaitSettlementParameters): Pr
   try {
     receipt = await relayer.waitForReceipt(hash, { timeoutMs: parameters.timeoutMs })
   } catch (error) {
-    return {
-      success: false,
-      errorReason: REASONS.settlementPending,
+    return createSettleFailure(network, REASONS.settlementPending, {
       errorMessage: isAppError(error) ? error.message : 'receipt wait failed',
       transaction: hash,
-      network,
       payer,
-    }
+    })
   }
   const transaction = receipt.transactionHash
   if (receipt.status !== 'success') {
-    return { success: false, errorReason: REASONS.evmTransactionFailed, transaction, network, payer }
+    return createSettleFailure(network, REASONS.evmTransactionFailed, { transaction, payer })
   }
   if (!hasTransferLog(receipt.logs, expected)) {
-    return { success: false, errorReason: REASONS.evmTransferEventMismatch, transaction, network, payer }
+    return createSettleFailure(network, REASONS.evmTransferEventMismatch, { transaction, payer })
   }
   return { success: true, transaction, network, payer }
 }

@@ -13,7 +13,7 @@ import {
 export type CheckFailure = { reason: string; message?: string }
 
 /**
- * The requirement checks every exact-EVM verify starts with (X402.md §3 step 1 and §9):
+ * The requirement checks every exact-EVM verify starts with (docs/x402.md, 'Where Tollgate is stricter'):
  * scheme and network, then `accepted` compared with `requirements` field by field (`extra` may be
  * a superset), a non-zero amount, and the asset on the allowlist for this scheme.
  * Returns the allowlisted asset, or the failure.
@@ -41,7 +41,7 @@ export function checkExactRequirements(
   if (BigInt(requirements.amount) === 0n) {
     return { reason: REASONS.invalidPaymentRequirements, message: 'amount must be greater than zero' }
   }
-  // Allowlist (X402.md §9): an arbitrary `asset` contract could pass simulation and burn relayer gas.
+  // Allowlist (docs/x402.md, 'Where Tollgate is stricter'): an arbitrary `asset` contract could pass simulation and burn relayer gas.
   const asset = assets.find(requirements.network, requirements.asset)
   if (!asset || !sameAddress(asset.network, asset.address, requirements.asset)) {
     return {

@@ -9,7 +9,7 @@ import {
   SOLANA_DEVNET,
 } from '@tollgate/core'
 
-// Test doubles shared by the agent's unit tests (not exported from the package).
+// Test doubles shared by the agent's unit tests (exported as @tollgate/agent/testing).
 
 export const EVM_PAYER = '0x1111111111111111111111111111111111111111'
 export const SVM_PAYER = 'Payer11111111111111111111111111111111111111'

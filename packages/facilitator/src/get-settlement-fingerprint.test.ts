@@ -1,14 +1,14 @@
 import type { PaymentPayload, PaymentRequirements } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
-import { getPaymentFingerprint } from './get-payment-fingerprint.js'
+import { getSettlementFingerprint } from './get-settlement-fingerprint.js'
 import { buildFakeRequest } from './testing/create-fake-scheme.js'
 
-describe('getPaymentFingerprint', () => {
+describe('getSettlementFingerprint', () => {
   test('default: independent of key order', () => {
     const { paymentPayload, paymentRequirements } = buildFakeRequest()
     const reordered = Object.fromEntries(Object.entries(paymentRequirements).reverse()) as PaymentRequirements
-    expect(getPaymentFingerprint(paymentPayload, reordered)).toBe(
-      getPaymentFingerprint(paymentPayload, paymentRequirements),
+    expect(getSettlementFingerprint(paymentPayload, reordered)).toBe(
+      getSettlementFingerprint(paymentPayload, paymentRequirements),
     )
   })
 
@@ -19,7 +19,7 @@ describe('getPaymentFingerprint', () => {
       deep = [deep]
     }
     const payment = { ...paymentPayload, payload: { junk: deep } } as PaymentPayload
-    expect(() => getPaymentFingerprint(payment, paymentRequirements)).toThrowError(
+    expect(() => getSettlementFingerprint(payment, paymentRequirements)).toThrowError(
       expect.objectContaining({ code: 'invalid_request' }),
     )
   })

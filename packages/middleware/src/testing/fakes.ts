@@ -15,7 +15,7 @@ import {
   type VerifyResponse,
 } from '@tollgate/core'
 
-// Test doubles shared by the middleware's unit tests (not exported from the package).
+// Test doubles shared by the middleware's tests (exported as @tollgate/middleware/testing).
 
 export const PAYER = '0x1111111111111111111111111111111111111111'
 export const MERCHANT_EVM = '0x2222222222222222222222222222222222222222'

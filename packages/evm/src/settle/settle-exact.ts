@@ -1,11 +1,10 @@
-import { REASONS, type SettleContext, type SettleResponse } from '@tollgate/core'
+import { createSettleFailure, REASONS, type SettleContext, type SettleResponse } from '@tollgate/core'
 import type { Address, Hash } from 'viem'
+import type { ExactEvmContext, ExactEvmNetwork } from '../exact/exact-evm-context.js'
+import type { ExactVerification } from '../exact/exact-verification.js'
 import { awaitSettlement, type ExpectedTransfer } from './await-settlement.js'
-import type { ExactEvmContext, ExactEvmNetwork } from './exact-evm-context.js'
-import type { ExactVerification } from './exact-verification.js'
 import { mapSettlementError } from './map-send-error.js'
 import { type PaymentProbe, recoverSettlement } from './recover-settlement.js'
-import { createSettleFailure } from './settle-failure.js'
 
 /** What one exact-EVM scheme (eip3009, permit2) brings to {@link settleExact}. */
 export type ExactSettlePlan<V extends { net: ExactEvmNetwork }> = {

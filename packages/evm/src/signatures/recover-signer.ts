@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module'
 import { bytesToHex, type Hex } from 'viem'
-import { keccakBytes, writeHex } from './abi-words.js'
+import { keccakBytes, writeHex } from '../rpc/abi-words.js'
 
 // Signature recovery is the hot path of verify. libsecp256k1 through the `secp256k1` addon
-// (prebuilt binaries, loaded by node-gyp-build) recovers ~30x faster than pure-JS noble here
-// (≈80 µs vs ≈2.4 ms per recovery on the 2-core CI box; see bench/evm-recover.ts). The package
+// (prebuilt binaries, loaded by node-gyp-build) recovers many times faster than pure-JS noble:
+// the `recover.*` rows of bench/evm-verify.ts measure our digest and recovery against viem's
+// pure-JS path (`recoverSpeedup` in bench/results/evm-verify.json). The package
 // falls back to its own pure-JS implementation when the addon cannot load.
 type Secp256k1 = {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array

@@ -8,7 +8,7 @@ import { AppError, MAX_JSON_DEPTH, type PaymentPayload, type PaymentRequirements
  * and answered with the first one's stored success. Throws `invalid_request` for values nested
  * deeper than 64 levels (the facilitator refuses such bodies before they get here).
  */
-export function getPaymentFingerprint(payment: PaymentPayload, requirements: PaymentRequirements): string {
+export function getSettlementFingerprint(payment: PaymentPayload, requirements: PaymentRequirements): string {
   return createHash('sha256')
     .update(toCanonicalJson({ requirements, payload: payment.payload }))
     .digest('hex')

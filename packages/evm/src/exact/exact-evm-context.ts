@@ -1,8 +1,8 @@
 import { type AssetRegistry, isEvmNetwork, type Network } from '@tollgate/core'
 import type { Address, PublicClient } from 'viem'
 import type { Relayer } from '../relayer/types.js'
-import { type CodeCache, getCodeCache } from './code-cache.js'
-import { getMulticallBatcher, type MulticallBatcher } from './multicall-batcher.js'
+import { getMulticallBatcher, type MulticallBatcher } from '../rpc/multicall-batcher.js'
+import { type CodeCache, getCodeCache } from '../signatures/code-cache.js'
 
 /**
  * The RPC capability the exact-EVM facilitators need (a viem PublicClient fits): `call` and

@@ -1,5 +1,5 @@
-import { type Address, getAbiItem, type Hex } from 'viem'
-import { erc20Abi, erc1271Abi } from '../abis.js'
+import { type Address, erc20Abi, getAbiItem, type Hex } from 'viem'
+import { erc1271Abi } from '../abis.js'
 import { createCallEncoder } from './call-encoder.js'
 
 const balanceOf = createCallEncoder(getAbiItem({ abi: erc20Abi, name: 'balanceOf' }))

@@ -5,10 +5,10 @@ import {
   getAddress,
   type Hex,
   hexToString,
+  multicall3Abi,
   toHex,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { multicall3Abi } from '../abis.js'
 import {
   MulticallBatcher,
   type MulticallCall,

@@ -10,7 +10,7 @@ const EIP3009_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/invalid signature/i, REASONS.evmSignature],
 ]
 
-// Custom errors of the x402 exact Permit2 proxy and of Permit2 (X402.md §4, settle).
+// Custom errors of the x402 exact Permit2 proxy and of Permit2 (docs/x402.md, 'Exact on EVM through Permit2').
 const PERMIT2_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/InvalidAmount/, REASONS.permit2InvalidAmount],
   [/InvalidDestination/, REASONS.permit2InvalidDestination],
