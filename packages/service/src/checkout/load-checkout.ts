@@ -165,8 +165,15 @@ function toStatus(
 const hostedFamilies = new Set(['evm', 'solana'])
 
 function listOptions(deps: Pick<Deps, 'rails'>, row: SessionRow): CheckoutOption[] {
-  return deps.rails.chains.list(row.environment).flatMap((entry) => {
-    if (!hostedFamilies.has(entry.family) || (row.chain !== null && entry.chain !== row.chain)) {
+  const entries = deps.rails.chains.list(row.environment)
+  // Only chains the service reads (has a node for), so a payment is seen; all of them when none has one.
+  const watched = entries.some((e) => e.hasNode)
+  return entries.flatMap((entry) => {
+    if (
+      !hostedFamilies.has(entry.family) ||
+      (watched && !entry.hasNode) ||
+      (row.chain !== null && entry.chain !== row.chain)
+    ) {
       return []
     }
     return entry.assets
