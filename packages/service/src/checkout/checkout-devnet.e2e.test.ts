@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
 import { type Listening, listen } from '../sandbox/listen.js'
 import { type Sandbox, startSandbox } from '../sandbox/start-sandbox.js'
-import { hasChromium, launchChromium } from '../testing/browser.js'
+import { artifactDir, hasChromium, launchChromium } from '../testing/browser.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -132,6 +132,27 @@ describe(
         })
         const paid = ((await read.json()) as Json).data
         expect(paid).toMatchObject({ state: 'closed', payment: { status: 'completed', address } })
+        await page.close()
+      },
+    )
+
+    test.skipIf(!hasChromium)(
+      'the sandbox home links the docs and a sample checkout that opens',
+      async () => {
+        const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
+        const home = new URL(sandbox.manifest.apiUrl).origin
+        await page.goto(`${home}/`)
+        expect(await page.textContent('h1')).toBe('Tollgate sandbox')
+        expect(await page.getByRole('link', { name: /API reference/ }).getAttribute('href')).toBe('/docs')
+        expect(await page.locator('dd code').allTextContents()).toContain(sandbox.manifest.apiUrl)
+        await page.screenshot({
+          path: join(await artifactDir('checkout'), 'sandbox-home.png'),
+          fullPage: true,
+        })
+        await page.getByRole('link', { name: 'Sample checkout' }).click()
+        await page.waitForURL(/\/checkout\/ps_/)
+        expect(await page.locator('#status').getAttribute('data-status')).toBe('choose')
+        expect(await page.textContent('h1')).toBe('Sample order')
         await page.close()
       },
     )

@@ -25,6 +25,8 @@ export type CheckoutRoutesOptions = {
   pollMs?: number
   /** Event streams one IP may hold open at once (default 20). */
   maxStreamsPerIp?: number
+  /** Sandbox only: `GET /checkout/sample` creates a session with this and opens its checkout. */
+  createSampleSession?: () => Promise<string>
 }
 
 const terminal = new Set(['paid', 'underpaid', 'expired', 'failed'])
@@ -54,6 +56,14 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
     // Same-origin: our own form posts carry their Origin; other sites never see the reference.
     c.header('Referrer-Policy', 'same-origin')
   })
+
+  const createSample = options.createSampleSession
+  if (createSample) {
+    // Before `/checkout/:reference`; references start with `ps_`, so `sample` is never one.
+    app.get('/checkout/sample', async (c) =>
+      c.redirect(`/checkout/${encodeURIComponent(await createSample())}`, 303),
+    )
+  }
 
   app.get('/checkout/:reference', async (c) => {
     const checkout = await loadCheckout(deps, c.req.param('reference'))

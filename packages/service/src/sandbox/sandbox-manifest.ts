@@ -46,10 +46,10 @@ export function createSandboxManifest(input: {
   return {
     apiUrl: `${input.baseUrl}/api/v1`,
     apiKey: input.apiKey,
-    // Placeholders until the facilitator, demo resource and checkout page are mounted in the sandbox.
     facilitatorUrl: `${input.baseUrl}/facilitator`,
     demoResourceUrl: `${input.baseUrl}/demo/paid`,
-    checkoutUrl: `${input.baseUrl}/checkout`,
+    // Opens the hosted checkout of a new sample session (docs/checkout.md "Sandbox").
+    checkoutUrl: `${input.baseUrl}/checkout/sample`,
     networks,
     chains: Object.fromEntries(
       chainTable
