@@ -64,7 +64,7 @@ describeEachDatabase('hosted checkout routes', (getDb) => {
     const res = await post(session, 'USDC:base', { 'sec-fetch-site': 'same-origin' })
     expect(res.status).toBe(303)
     expect(res.headers.get('location')).toBe(`/checkout/${session.reference}`)
-    expect(await addressOf(session)).toMatch(/^0x[0-9a-f]{40}$/)
+    expect(await addressOf(session)).toMatch(/^0x[0-9a-fA-F]{40}$/)
   })
 
   test('a pair not offered or a cross-site post is refused and writes nothing', async () => {
