@@ -7,9 +7,9 @@ import { type Address, createPublicClient, createWalletClient, type Hash, http }
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
-import { type Listening, listen } from '../sandbox/listen.js'
+import type { Listening } from '../sandbox/listen.js'
 import { type Sandbox, startSandbox } from '../sandbox/start-sandbox.js'
-import { artifactDir, hasChromium, launchChromium } from '../testing/browser.js'
+import { artifactDir, hasChromium, launchChromium, listenMerchantSite } from '../testing/browser.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -43,13 +43,7 @@ describe(
             evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
           }),
       })
-      merchantSite = await listen(
-        (request) =>
-          new Response(`<h1>Merchant: ${new URL(request.url).pathname}</h1>`, {
-            headers: { 'content-type': 'text/html' },
-          }),
-        { port: 0, host: '127.0.0.1' },
-      )
+      merchantSite = await listenMerchantSite()
       browser = await launchChromium()
     })
 

@@ -7,7 +7,7 @@ import { expirePaymentSession } from '../payments/expire-payment-session.js'
 import { registerSessionHandlers } from '../payments/register-session-handlers.js'
 import type { IncomingTransfer } from '../rails/types.js'
 import { type Listening, listen } from '../sandbox/listen.js'
-import { artifactDir, hasChromium, launchChromium } from '../testing/browser.js'
+import { artifactDir, hasChromium, launchChromium, listenMerchantSite } from '../testing/browser.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails, type FakeSessionRails } from '../testing/fake-session-rails.js'
 import { createHarness, type Harness } from '../testing/harness.js'
@@ -51,13 +51,7 @@ describeEachDatabase(
       app = h.app
       h.deps.clock = { now: () => new Date(Date.now() + offsetMs) }
       registerSessionHandlers(h.deps)
-      merchantSite = await listen(
-        (request) =>
-          new Response(`<h1>Merchant: ${new URL(request.url).pathname}</h1>`, {
-            headers: { 'content-type': 'text/html' },
-          }),
-        { port: 0, host: '127.0.0.1' },
-      )
+      merchantSite = await listenMerchantSite()
       browser = await launchChromium()
       shots = await artifactDir('checkout')
     })

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
+import { type Listening, listen } from '../sandbox/listen.js'
 
 /** Debian's Chromium, which browser tests drive (scripts or `apt-get install chromium` provide it). */
 export const chromiumPath = '/usr/bin/chromium'
@@ -30,4 +31,15 @@ export async function artifactDir(group: string): Promise<string> {
   const dir = join(import.meta.dirname, '../../../../test-artifacts', group)
   await mkdir(dir, { recursive: true })
   return dir
+}
+
+/** A stand-in merchant site for `successUrl`/`cancelUrl`: every path answers `<h1>Merchant: <path></h1>`. */
+export function listenMerchantSite(): Promise<Listening> {
+  return listen(
+    (request) =>
+      new Response(`<h1>Merchant: ${new URL(request.url).pathname}</h1>`, {
+        headers: { 'content-type': 'text/html' },
+      }),
+    { port: 0, host: '127.0.0.1' },
+  )
 }
