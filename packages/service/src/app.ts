@@ -3,6 +3,7 @@ import type { FacilitatorClient } from '@tollgate/core'
 import { drainUnreadBody } from '@tollgate/facilitator'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
+import { type CheckoutRoutesOptions, createCheckoutRoutes } from './checkout/routes.js'
 import { createCustomerRoutes } from './customers/routes.js'
 import { createDepositAccountRoutes } from './deposits/account-routes.js'
 import { createDepositRoutes } from './deposits/routes.js'
@@ -46,9 +47,14 @@ export type AppOptions = {
   metrics?: HttpMetrics
   /** The in-process x402 facilitator behind /x402/verify and /x402/settle (the sandbox's devnet one). */
   facilitator?: FacilitatorClient
+  /** The public hosted checkout's per-IP limit, event-stream poll interval and stream cap. */
+  checkout?: CheckoutRoutesOptions
 }
 
-/** Creates the merchant service hono app: `/api/v1`, `/api/v1/openapi.json`, `/docs`, `/metrics`, `/health`. */
+/**
+ * Creates the merchant service hono app: `/api/v1`, `/api/v1/openapi.json`, `/docs`, `/metrics`, `/health`
+ * and the hosted checkout under `/checkout`.
+ */
 export function createApp(deps: Deps, options: AppOptions = {}) {
   const metrics = options.metrics ?? createHttpMetrics()
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -76,6 +82,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     servers: [{ url: '/' }],
   })
   app.route('/', createDocsRoutes())
+  // Public hosted pages (docs/checkout.md): no API key, their own per-IP limit, outside /api/v1.
+  app.route('/', createCheckoutRoutes(deps, options.checkout))
   app.route('/api/v1', createApiRoutes(deps, options))
   return app
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@tollgate/core'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { LRUCache } from 'lru-cache'
 import type { AppEnv } from './app-env.js'
 
@@ -47,10 +47,16 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   }
 }
 
-/** Middleware limiting each API key (after auth): `RateLimit-*` headers, 429 `rate_limited` with `Retry-After`. */
-export function createRateLimitMiddleware(limiter: RateLimiter): MiddlewareHandler<AppEnv> {
+/**
+ * Middleware limiting each API key (after auth), or each `keyOf(c)` (the client IP of the public hosted
+ * pages): `RateLimit-*` headers, 429 `rate_limited` with `Retry-After`.
+ */
+export function createRateLimitMiddleware(
+  limiter: RateLimiter,
+  keyOf: (c: Context<AppEnv>) => string = (c) => c.get('auth').keyId,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const decision = limiter.hit(c.get('auth').keyId)
+    const decision = limiter.hit(keyOf(c))
     const resetSeconds = Math.max(1, Math.ceil(decision.resetInMs / 1000))
     const headers = {
       'RateLimit-Limit': String(limiter.limit),

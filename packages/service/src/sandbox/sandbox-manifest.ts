@@ -49,7 +49,8 @@ export function createSandboxManifest(input: {
     // Served by the sandbox's mounts (create-x402-mounts.ts); see docs/service.md, 'Sandbox manifest'.
     facilitatorUrl: `${input.baseUrl}/facilitator`,
     demoResourceUrl: `${input.baseUrl}/demo/paid`,
-    checkoutUrl: `${input.baseUrl}/checkout`,
+    // Opens the hosted checkout of a new sample session (docs/checkout.md "Sandbox").
+    checkoutUrl: `${input.baseUrl}/checkout/sample`,
     networks,
     chains: Object.fromEntries(
       chainTable

@@ -13,6 +13,7 @@ import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { createRateLimiter } from '../http/rate-limit.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { createPaymentSession } from '../payments/create-payment-session.js'
 import { registerSessionHandlers } from '../payments/register-session-handlers.js'
 import { createRails } from '../rails/create-rails.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
@@ -21,6 +22,7 @@ import { createDefaultSettings } from '../settings.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
 import { listen, type NodeFetch } from './listen.js'
+import { renderSandboxHome } from './sandbox-home.js'
 import { createSandboxManifest, type SandboxManifest } from './sandbox-manifest.js'
 
 /** What a mounted sub-app may use: the service deps, the running devnet, and the public base URL. */
@@ -144,8 +146,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     if (x402) {
       stops.push(x402.stop)
     }
+    const manifest = createSandboxManifest({ baseUrl: server.url, apiKey: merchant.apiKey, devnet })
     const app = createApp(deps, {
       ...(x402 ? { facilitator: x402.facilitator } : {}),
+      checkout: { createSampleSession: () => createSampleSession(deps, merchant.merchantId) },
       reference,
       gasFeeReaders: createGasFeeReaders(reference),
       rateLimiter: createRateLimiter({ limit: options.rateLimitPerMinute ?? 600, windowMs: 60_000 }),
@@ -169,14 +173,30 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         stops.push(extra.stop)
       }
     }
+    app.get('/', (c) => renderSandboxHome(c, manifest))
     handle = app.fetch
-    const manifest = createSandboxManifest({ baseUrl: server.url, apiKey: merchant.apiKey, devnet })
     await writeManifest(manifestPath, manifest)
     return { manifest, manifestPath, merchantId: merchant.merchantId, app, deps, devnet, stop }
   } catch (error) {
     await stop()
     throw error
   }
+}
+
+// The session behind the manifest's checkoutUrl: 10.00 USD, asset and chain left to the customer.
+async function createSampleSession(deps: Deps, merchantId: string): Promise<string> {
+  const session = await createPaymentSession(deps, {
+    merchantId,
+    environment: 'test',
+    format: 'current',
+    body: {
+      title: 'Sample order',
+      description: 'A sandbox payment session',
+      amount: '10.00',
+      currency: 'USD',
+    },
+  })
+  return session.row.reference
 }
 
 // Voids pending transfers past their expiry; one run at a time, errors logged, never fatal.
