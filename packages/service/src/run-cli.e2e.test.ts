@@ -4,11 +4,11 @@ import type { OpenedDatabase } from './db/open-database.js'
 import { cliUsage, runCli } from './run-cli.js'
 import { describeEachDatabase } from './testing/each-database.js'
 
-describeEachDatabase('tollgate CLI', (getDb) => {
+describeEachDatabase('tollgate CLI', (getDb, _engine, getOpened) => {
   let cli: (...argv: string[]) => Promise<{ code: number; out: string; err: string }>
   beforeAll(() => {
     // The CLI closes its database after each command; the test keeps the shared one open.
-    const opened: OpenedDatabase = { db: getDb(), engine: 'pglite', close: async () => {} }
+    const opened: OpenedDatabase = { ...getOpened(), close: async () => {} }
     cli = async (...argv) => {
       let out = ''
       let err = ''
