@@ -29,7 +29,28 @@ export type SessionSettings = {
   ttlSeconds: number
   /** Who pays fees when a session does not say (`feePayer`). */
   defaultFeePayer: 'merchant' | 'customer'
+  /**
+   * Delays in ms before each retry of a webhook delivery, per environment (±20 % jitter each); a
+   * delivery gets one attempt more than the list is long (docs/webhooks.md "Retries").
+   */
+  webhookRetryDelaysMs: { live: number[]; test: number[] }
 }
+
+const minute = 60_000
+const hour = 60 * minute
+
+/** Live: 8 attempts over about 23 hours. */
+export const liveWebhookRetryDelaysMs = [minute, 5 * minute, 30 * minute, hour, 3 * hour, 6 * hour, 12 * hour]
+/** Sandbox: the same 8 attempts compressed into about 19 minutes. */
+export const sandboxWebhookRetryDelaysMs = [
+  5_000,
+  15_000,
+  30_000,
+  minute,
+  2 * minute,
+  5 * minute,
+  10 * minute,
+]
 
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
 export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}): ServiceSettings {
@@ -41,6 +62,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     sessions: { processingFeeBps: 100, ttlSeconds: 3600, defaultFeePayer: 'merchant' },
     swaps: { spreadBps: 25 },
     deposits: { feeBps: 50 },
+    webhookRetryDelaysMs: { live: liveWebhookRetryDelaysMs, test: sandboxWebhookRetryDelaysMs },
     ...overrides,
   }
 }

@@ -8,6 +8,7 @@ import type { PayoutsTables } from './schema/payouts.js'
 import type { RailsChainTables } from './schema/rails-chain.js'
 import type { RailsFiatTables } from './schema/rails-fiat.js'
 import type { X402Tables } from './schema/x402.js'
+import type { WebhooksTables } from './schema/webhooks.js'
 
 /** The service database's tables: the union of every migration's table types. */
 export interface Database
@@ -20,4 +21,7 @@ export interface Database
     PayoutsTables,
     RailsChainTables,
     RailsFiatTables,
-    X402Tables {}
+    X402Tables,
+    X402Tables,
+    PayoutsTables,
+    WebhooksTables {}

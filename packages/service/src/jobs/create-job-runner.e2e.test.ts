@@ -5,22 +5,12 @@ import type { OpenedDatabase } from '../db/open-database.js'
 import { type Clock, createIdGenerator } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { describeEachDatabase } from '../testing/each-database.js'
+import { createManualClock } from '../testing/manual-clock.js'
 import { createJobRunner, type JobRunnerOptions } from './create-job-runner.js'
 import { enqueueJob } from './enqueue-job.js'
 
 const ids = createIdGenerator()
 const logger = createLogger({ level: 'silent' })
-
-/** A clock the test moves by hand. */
-function createManualClock(start = Date.now()): Clock & { advance(ms: number): void } {
-  let now = start
-  return {
-    now: () => new Date(now),
-    advance: (ms) => {
-      now += ms
-    },
-  }
-}
 
 describeEachDatabase(
   'createJobRunner',
