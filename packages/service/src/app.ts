@@ -9,7 +9,9 @@ import { createCustomerRoutes } from './customers/routes.js'
 import { createDepositAccountRoutes } from './deposits/account-routes.js'
 import { createDepositRoutes } from './deposits/routes.js'
 import type { Deps } from './deps.js'
+import { createEventRoutes } from './events/routes.js'
 import type { AppEnv } from './http/app-env.js'
+import { createOutboundHttp, type OutboundHttp } from './http/create-outbound-http.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
 import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
 import { createJsonBodyParser } from './http/json-body.js'
@@ -22,12 +24,15 @@ import { createSettlementRoutes } from './payments/settlement-routes.js'
 import { createPayoutRoutes } from './payouts/routes.js'
 import { subscribePayoutRails } from './payouts/submit-payout.js'
 import { createRecipientRoutes } from './recipients/routes.js'
+import { createJobMetrics } from './jobs/job-metrics.js'
 import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
 import { createSwapRoutes } from './swaps/routes.js'
 import { createX402Routes } from './x402/routes.js'
+import { createWebhookRoutes } from './webhooks/routes.js'
+import { createWebhookMetrics, type WebhookMetrics } from './webhooks/webhook-metrics.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
 export const defaultRateLimit = { limit: 600, windowMs: 60_000 }
@@ -46,6 +51,10 @@ export type AppOptions = {
   metrics?: HttpMetrics
   /** The in-process x402 facilitator behind /x402/verify and /x402/settle (the sandbox's devnet one). */
   facilitator?: FacilitatorClient
+  /** Outbound client of webhook test sends (default a new guarded client, docs/webhooks.md). */
+  webhookHttp?: OutboundHttp
+  /** Webhook metrics in `metrics`' registry, when the composition root already registered them. */
+  webhookMetrics?: WebhookMetrics
 }
 
 /** Creates the merchant service hono app: `/api/v1`, `/api/v1/openapi.json`, `/docs`, `/metrics`, `/health`. */
@@ -56,6 +65,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.notFound(handleNotFound)
   app.use('*', createRequestContext({ logger: deps.logger, createId: () => deps.ids.create('req') }))
   app.use('*', createMetricsMiddleware(metrics))
+  createJobMetrics(metrics.registry, deps)
+  const webhookMetrics = options.webhookMetrics ?? createWebhookMetrics(metrics.registry)
 
   app.get('/health', (c) => c.json({ status: 'ok' }))
   app.get('/metrics', async (c) =>
@@ -75,7 +86,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
     servers: [{ url: '/' }],
   })
   app.get('/docs', swaggerUI({ url: '/api/v1/openapi.json' }))
-  app.route('/api/v1', createApiRoutes(deps, options))
+  app.route('/api/v1', createApiRoutes(deps, { ...options, webhookMetrics }))
   return app
 }
 
@@ -107,6 +118,13 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createCustomerRoutes(deps))
   api.route('/', createDepositAccountRoutes(deps))
   api.route('/', createDepositRoutes(deps))
+  const webhookDeps = {
+    ...deps,
+    http: options.webhookHttp ?? createOutboundHttp(),
+    metrics: options.webhookMetrics,
+  }
+  api.route('/', createWebhookRoutes(webhookDeps))
+  api.route('/', createEventRoutes(webhookDeps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }
