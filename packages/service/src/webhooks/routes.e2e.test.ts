@@ -2,11 +2,9 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { emitEvent } from '../events/emit-event.js'
 import { createOutboundHttp } from '../http/create-outbound-http.js'
-import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 import { startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js'
-import { registerWebhookJobs } from './register-webhook-jobs.js'
 
 type Body<T = Record<string, unknown>> = {
   success: boolean
@@ -17,13 +15,10 @@ type Body<T = Record<string, unknown>> = {
 describeEachDatabase('webhook and event routes', (getDb) => {
   let h: Harness
   let receiver: WebhookReceiver
-  let runner: JobRunner
   const http = createOutboundHttp()
   beforeAll(async () => {
     h = await createHarness(getDb(), { webhookHttp: http })
     receiver = await startWebhookReceiver()
-    runner = createJobRunner(h.deps)
-    registerWebhookJobs(runner, { ...h.deps, http })
   })
   afterAll(async () => {
     await http.close()
@@ -200,7 +195,7 @@ describeEachDatabase('webhook and event routes', (getDb) => {
         data: { payout: { id: 'po_1' } },
       }),
     )
-    await runner.runDue()
+    await h.runner.runDue()
     const list = await call<{ id: string; type: string; payload: unknown }[]>(
       '/events?type=payout.failed&size=100',
     )
@@ -226,7 +221,7 @@ describeEachDatabase('webhook and event routes', (getDb) => {
     const resent = await call<{ status: string }[]>(`/events/${eventId}/resend`, { method: 'POST', json: {} })
     expect(resent.status).toBe(200)
     expect(resent.body.data.map((d) => d.status)).toEqual(['pending'])
-    await runner.runDue()
+    await h.runner.runDue()
     const after = await call<{ status: string; attempts: { statusCode: number }[] }[]>(
       `/events/${eventId}/deliveries`,
     )
@@ -234,7 +229,7 @@ describeEachDatabase('webhook and event routes', (getDb) => {
     expect(after.body.data[0]?.attempts.map((a) => a.statusCode)).toEqual([500, 200])
     // An ended delivery gets exactly one more attempt.
     await call(`/events/${eventId}/resend`, { method: 'POST' })
-    await runner.runDue()
+    await h.runner.runDue()
     const again = await call<{ attempts: unknown[]; maxAttempts: number }[]>(`/events/${eventId}/deliveries`)
     expect(again.body.data[0]?.attempts).toHaveLength(3)
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId, eventId])
@@ -256,7 +251,7 @@ describeEachDatabase('webhook and event routes', (getDb) => {
       data: { swap: {} },
       webhookUrl: `${receiver.url}/own`,
     })
-    await runner.runDue()
+    await h.runner.runDue()
     const [request] = receiver.received.filter((r) => r.path === '/own')
     expect(
       new Webhook(rotated.body.data.secret).verify(request?.body ?? '', request?.headers ?? {}),
