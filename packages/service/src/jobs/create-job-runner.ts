@@ -238,12 +238,16 @@ export function createJobRunner(
       wakeUp = done
     })
 
+  // Claims are batched: while jobs run, the runner waits until a quarter of its slots are free
+  // (or none runs) before it asks again, so a busy queue costs one claim per several jobs, not one each.
+  const claimBatch = Math.max(1, Math.floor(concurrency / 4))
+
   const loop = async () => {
     while (running) {
       wakePending = false
       try {
         const free = concurrency - inFlight.size
-        if (free > 0) {
+        if (free >= claimBatch || inFlight.size === 0) {
           const jobs = await claim(free)
           for (const job of jobs) {
             track(job)
@@ -251,10 +255,9 @@ export function createJobRunner(
           if (jobs.length === free) {
             continue
           }
-          await sleep(inFlight.size >= concurrency ? pollMs : await nextDueMs())
-        } else {
-          await sleep(pollMs)
         }
+        // Idle: sleep until the next known run_at (or a wake-up); busy: until a job finishes.
+        await sleep(inFlight.size === 0 ? await nextDueMs() : pollMs)
       } catch (error) {
         logger.error({ err: error, workerId }, 'job runner could not read the queue')
         await sleep(pollMs)
