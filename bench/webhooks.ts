@@ -6,6 +6,7 @@
 //    (one process may open it) the runners share this process.
 // 2. Idle latency: one runner waiting on LISTEN/NOTIFY; one event at a time, from the commit of
 //    emitEvent to the receiver reading the request; p50/p99 over BENCH_WEBHOOK_SAMPLES (default 200).
+// BENCH_WEBHOOK_ENGINES=pglite (or postgres) runs one engine only.
 // Every run checks zero lost (each event received) and zero duplicate attempts (each received once,
 // one logged attempt per delivery), or the benchmark fails.
 import { spawn } from 'node:child_process'
@@ -325,7 +326,10 @@ async function benchIdleLatency(engine: Engine) {
 }
 
 async function main() {
-  const engines: Engine[] = postgresUrl ? ['postgres', 'pglite'] : ['pglite']
+  const engines = (postgresUrl ? ['postgres', 'pglite'] : ['pglite']).filter(
+    (engine): engine is Engine =>
+      !process.env.BENCH_WEBHOOK_ENGINES || process.env.BENCH_WEBHOOK_ENGINES.includes(engine),
+  )
   if (!postgresUrl) {
     console.log('BENCH_DATABASE_URL / TEST_DATABASE_URL not set: PostgreSQL runs skipped')
   }

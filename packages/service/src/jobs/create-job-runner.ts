@@ -90,6 +90,15 @@ export function createJobRunner(
   let wakePending = false
   let wakeUp: (() => void) | undefined
 
+  // Queue bookkeeping (claims, leases, finishing) commits without waiting for the WAL flush: a crash
+  // can only lose such a write, which puts a job back in the queue to run again (handlers are
+  // idempotent), never loses a job; the handlers' own writes keep full durability (docs/jobs.md).
+  const queue = () =>
+    db.with('async_commit', (qb) =>
+      qb.selectNoFrom(sql<string>`set_config('synchronous_commit', 'off', true)`.as('v')),
+    )
+  const asyncCommit = sql<boolean>`(select v from async_commit) is not null`
+
   const wake = () => {
     wakePending = true
     wakeUp?.()
@@ -101,7 +110,7 @@ export function createJobRunner(
       return []
     }
     const now = clock.now()
-    return db
+    return queue()
       .updateTable('jobs')
       .set({
         status: 'running',
@@ -126,6 +135,7 @@ export function createJobRunner(
           .forUpdate()
           .skipLocked(),
       )
+      .where(asyncCommit)
       .returningAll()
       .execute()
   }
@@ -133,11 +143,12 @@ export function createJobRunner(
   // Every write after the claim is guarded by locked_by: a worker whose lease ran out and whose job
   // another worker took never overwrites that worker's outcome.
   const finish = async (job: ClaimedJob, outcome: JobOutcome | undefined) => {
-    const owned = db
+    const owned = queue()
       .updateTable('jobs')
       .where('id', '=', job.id)
       .where('locked_by', '=', workerId)
       .where('status', '=', 'running')
+      .where(asyncCommit)
     if (outcome?.rerunAt) {
       await owned
         .set({
@@ -152,11 +163,12 @@ export function createJobRunner(
         .execute()
       return
     }
-    await db
+    await queue()
       .deleteFrom('jobs')
       .where('id', '=', job.id)
       .where('locked_by', '=', workerId)
       .where('status', '=', 'running')
+      .where(asyncCommit)
       .execute()
   }
 
@@ -270,9 +282,10 @@ export function createJobRunner(
     if (ids.length === 0) {
       return
     }
-    await db
+    await queue()
       .updateTable('jobs')
       .set({ locked_until: new Date(clock.now().getTime() + leaseMs) })
+      .where(asyncCommit)
       .where('id', 'in', ids)
       .where('locked_by', '=', workerId)
       .where('status', '=', 'running')
