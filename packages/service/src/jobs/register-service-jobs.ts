@@ -1,4 +1,7 @@
+import type { Deps } from '../deps.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { runFiatCallbackJob } from '../rails/fiat/run-fiat-callback-job.js'
+import { fiatCallbackJobKind } from '../rails/fiat/sandbox-fiat-transfers.js'
 import type { WebhookDeps } from '../webhooks/deliver-webhook.js'
 import { registerWebhookJobs } from '../webhooks/register-webhook-jobs.js'
 import type { JobRunner } from './create-job-runner.js'
@@ -16,10 +19,11 @@ export type ServiceJobsOptions = {
  */
 export function registerServiceJobs(
   runner: JobRunner,
-  deps: WebhookDeps,
+  deps: Deps & WebhookDeps,
   options: ServiceJobsOptions = {},
 ): void {
   registerWebhookJobs(runner, deps)
+  runner.register(fiatCallbackJobKind, (payload) => runFiatCallbackJob(deps, payload))
   runner.every('ledger.expire-pending', options.expiryIntervalMs ?? 5_000, async () => {
     await expirePendingTransfers(deps)
   })
