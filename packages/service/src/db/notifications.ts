@@ -25,6 +25,29 @@ function assertChannel(channel: string): void {
   }
 }
 
+/**
+ * Adds `onNotify` to `channel`'s subscribers, calling `startListening` first when it is the
+ * channel's first subscriber; returns the handle that removes it again.
+ */
+async function subscribe(
+  subscribers: Subscribers,
+  channel: string,
+  onNotify: (payload: string) => void,
+  startListening: () => Promise<unknown>,
+): Promise<Unlisten> {
+  assertChannel(channel)
+  let set = subscribers.get(channel)
+  if (!set) {
+    set = new Set()
+    subscribers.set(channel, set)
+    await startListening()
+  }
+  set.add(onNotify)
+  return async () => {
+    set.delete(onNotify)
+  }
+}
+
 function deliver(subscribers: Subscribers, channel: string, payload: string): void {
   for (const onNotify of subscribers.get(channel) ?? []) {
     onNotify(payload)
@@ -40,19 +63,8 @@ export function createPgliteNotifications(pglite: PGlite, db: Kysely<unknown>): 
   const subscribers: Subscribers = new Map()
   const off = pglite.onNotification((channel, payload) => deliver(subscribers, channel, payload))
   return {
-    async listen(channel, onNotify) {
-      assertChannel(channel)
-      let set = subscribers.get(channel)
-      if (!set) {
-        set = new Set()
-        subscribers.set(channel, set)
-        await sql`listen ${sql.id(channel)}`.execute(db)
-      }
-      set.add(onNotify)
-      return async () => {
-        set.delete(onNotify)
-      }
-    },
+    listen: (channel, onNotify) =>
+      subscribe(subscribers, channel, onNotify, () => sql`listen ${sql.id(channel)}`.execute(db)),
     async close() {
       off()
       subscribers.clear()
@@ -114,23 +126,10 @@ export function createPgNotifications(databaseUrl: string, logger?: Logger): Not
   }
 
   return {
-    async listen(channel, onNotify) {
-      assertChannel(channel)
-      let set = subscribers.get(channel)
-      if (!set) {
-        set = new Set()
-        subscribers.set(channel, set)
-        if (client) {
-          await client.query(`listen ${channel}`)
-        } else {
-          await ensure()
-        }
-      }
-      set.add(onNotify)
-      return async () => {
-        set.delete(onNotify)
-      }
-    },
+    listen: (channel, onNotify) =>
+      subscribe(subscribers, channel, onNotify, () =>
+        client ? client.query(`listen ${channel}`) : ensure(),
+      ),
     async close() {
       closed = true
       clearTimeout(retryTimer)
