@@ -1,5 +1,7 @@
 import type { Deps } from '../deps.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { type ReconcilePayoutPayload, reconcilePayoutJob } from '../payouts/payout-jobs.js'
+import { reconcilePayout } from '../payouts/submit-payout.js'
 import { runFiatCallbackJob } from '../rails/fiat/run-fiat-callback-job.js'
 import { fiatCallbackJobKind } from '../rails/fiat/sandbox-fiat-transfers.js'
 import type { WebhookDeps } from '../webhooks/deliver-webhook.js'
@@ -24,6 +26,7 @@ export function registerServiceJobs(
 ): void {
   registerWebhookJobs(runner, deps)
   runner.register(fiatCallbackJobKind, (payload) => runFiatCallbackJob(deps, payload))
+  runner.register(reconcilePayoutJob, (payload) => reconcilePayout(deps, payload as ReconcilePayoutPayload))
   runner.every('ledger.expire-pending', options.expiryIntervalMs ?? 5_000, async () => {
     await expirePendingTransfers(deps)
   })

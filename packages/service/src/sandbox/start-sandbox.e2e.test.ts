@@ -6,8 +6,8 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { emitEvent } from '../events/emit-event.js'
 import { createLogger } from '../http/create-logger.js'
-import { sandboxPayoutHolder } from './sandbox-payout-accounts.js'
 import { startWebhookReceiver } from '../testing/webhook-receiver.js'
+import { sandboxPayoutHolder } from './sandbox-payout-accounts.js'
 import { startSandbox } from './start-sandbox.js'
 
 function createFakeDevnet(): Devnet & { stopped: number } {
