@@ -19,9 +19,9 @@ import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
 import { validationHook } from './http/validation-hook.js'
+import { createJobMetrics } from './jobs/job-metrics.js'
 import { createPaymentRoutes } from './payments/routes.js'
 import { createSettlementRoutes } from './payments/settlement-routes.js'
-import { createJobMetrics } from './jobs/job-metrics.js'
 import { createPayoutRoutes } from './payouts/routes.js'
 import { subscribePayoutRails } from './payouts/submit-payout.js'
 import { createRecipientRoutes } from './recipients/routes.js'
@@ -30,9 +30,9 @@ import { createReferenceData, type ReferenceData } from './reference/reference-d
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
 import { createSwapRoutes } from './swaps/routes.js'
-import { createX402Routes } from './x402/routes.js'
 import { createWebhookRoutes } from './webhooks/routes.js'
 import { createWebhookMetrics, type WebhookMetrics } from './webhooks/webhook-metrics.js'
+import { createX402Routes } from './x402/routes.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
 export const defaultRateLimit = { limit: 600, windowMs: 60_000 }

@@ -19,6 +19,11 @@ export type ServiceSettings = {
   deposits: { feeBps: number }
   /** Payment sessions (docs/sessions.md): fees, lifetime and default fee payer. */
   sessions: SessionSettings
+  /**
+   * Delays in ms before each retry of a webhook delivery, per environment (±20 % jitter each); a
+   * delivery gets one attempt more than the list is long (docs/webhooks.md "Retries").
+   */
+  webhookRetryDelaysMs: { live: number[]; test: number[] }
 }
 
 /** Settings of payment sessions. */
@@ -29,11 +34,6 @@ export type SessionSettings = {
   ttlSeconds: number
   /** Who pays fees when a session does not say (`feePayer`). */
   defaultFeePayer: 'merchant' | 'customer'
-  /**
-   * Delays in ms before each retry of a webhook delivery, per environment (±20 % jitter each); a
-   * delivery gets one attempt more than the list is long (docs/webhooks.md "Retries").
-   */
-  webhookRetryDelaysMs: { live: number[]; test: number[] }
 }
 
 const minute = 60_000

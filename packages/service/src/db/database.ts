@@ -22,6 +22,4 @@ export interface Database
     RailsChainTables,
     RailsFiatTables,
     X402Tables,
-    X402Tables,
-    PayoutsTables,
     WebhooksTables {}

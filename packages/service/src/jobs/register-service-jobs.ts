@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js'
 import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { expirePaymentSession, expireSessionJob } from '../payments/expire-payment-session.js'
 import { type ReconcilePayoutPayload, reconcilePayoutJob } from '../payouts/payout-jobs.js'
 import { reconcilePayout } from '../payouts/submit-payout.js'
 import { runFiatCallbackJob } from '../rails/fiat/run-fiat-callback-job.js'
@@ -26,6 +27,7 @@ export function registerServiceJobs(
 ): void {
   registerWebhookJobs(runner, deps)
   runner.register(fiatCallbackJobKind, (payload) => runFiatCallbackJob(deps, payload))
+  runner.register(expireSessionJob, (payload) => expirePaymentSession(deps, payload))
   runner.register(reconcilePayoutJob, (payload) => reconcilePayout(deps, payload as ReconcilePayoutPayload))
   runner.every('ledger.expire-pending', options.expiryIntervalMs ?? 5_000, async () => {
     await expirePendingTransfers(deps)
