@@ -8,7 +8,9 @@ import { createCustomerRoutes } from './customers/routes.js'
 import { createDepositAccountRoutes } from './deposits/account-routes.js'
 import { createDepositRoutes } from './deposits/routes.js'
 import type { Deps } from './deps.js'
+import { createEventRoutes } from './events/routes.js'
 import type { AppEnv } from './http/app-env.js'
+import { createOutboundHttp, type OutboundHttp } from './http/create-outbound-http.js'
 import { createDocsRoutes } from './http/docs-routes.js'
 import { handleError, handleNotFound } from './http/handle-error.js'
 import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
@@ -18,6 +20,7 @@ import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from '
 import { createRequestContext } from './http/request-context.js'
 import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
+import { createJobMetrics } from './jobs/job-metrics.js'
 import { createPaymentRoutes } from './payments/routes.js'
 import { createSettlementRoutes } from './payments/settlement-routes.js'
 import { createPayoutRoutes } from './payouts/routes.js'
@@ -28,6 +31,8 @@ import { createReferenceData, type ReferenceData } from './reference/reference-d
 import { createReferenceRoutes } from './reference/routes.js'
 import { createSandboxRoutes } from './sandbox/routes.js'
 import { createSwapRoutes } from './swaps/routes.js'
+import { createWebhookRoutes } from './webhooks/routes.js'
+import { createWebhookMetrics, type WebhookMetrics } from './webhooks/webhook-metrics.js'
 import { createX402Routes } from './x402/routes.js'
 
 /** Default per-key rate limit: 600 requests per 60-second fixed window. */
@@ -49,6 +54,10 @@ export type AppOptions = {
   facilitator?: FacilitatorClient
   /** The public hosted checkout's per-IP limit, event-stream poll interval and stream cap. */
   checkout?: CheckoutRoutesOptions
+  /** Outbound client of webhook test sends (default a new guarded client, docs/webhooks.md). */
+  webhookHttp?: OutboundHttp
+  /** Webhook metrics in `metrics`' registry, when the composition root already registered them. */
+  webhookMetrics?: WebhookMetrics
 }
 
 /**
@@ -63,6 +72,8 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.use('*', drainUnreadBody())
   app.use('*', createRequestContext({ logger: deps.logger, createId: () => deps.ids.create('req') }))
   app.use('*', createMetricsMiddleware(metrics))
+  createJobMetrics(metrics.registry, deps)
+  const webhookMetrics = options.webhookMetrics ?? createWebhookMetrics(metrics.registry)
 
   app.get('/health', (c) => c.json({ status: 'ok' }))
   app.get('/metrics', async (c) =>
@@ -84,7 +95,7 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   app.route('/', createDocsRoutes())
   // Public hosted pages (docs/checkout.md): no API key, their own per-IP limit, outside /api/v1.
   app.route('/', createCheckoutRoutes(deps, options.checkout))
-  app.route('/api/v1', createApiRoutes(deps, options))
+  app.route('/api/v1', createApiRoutes(deps, { ...options, webhookMetrics }))
   return app
 }
 
@@ -108,6 +119,13 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createCustomerRoutes(deps))
   api.route('/', createDepositAccountRoutes(deps))
   api.route('/', createDepositRoutes(deps))
+  const webhookDeps = {
+    ...deps,
+    http: options.webhookHttp ?? createOutboundHttp(),
+    metrics: options.webhookMetrics,
+  }
+  api.route('/', createWebhookRoutes(webhookDeps))
+  api.route('/', createEventRoutes(webhookDeps))
   if (options.sandboxRoutes ?? true) {
     api.route('/', createSandboxRoutes(deps))
   }

@@ -9,6 +9,11 @@ export const ServiceEnv = z.object({
   TOLLGATE_MANIFEST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  // `false` when separate `tollgate worker` processes run the jobs (docs/jobs.md).
+  TOLLGATE_IN_PROCESS_JOBS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
 })
 /** Environment variables of the service and its CLI, parsed once by the composition roots. */
 export type ServiceEnv = z.infer<typeof ServiceEnv>

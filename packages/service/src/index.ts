@@ -23,6 +23,7 @@ export { upsertCustomer } from './customers/upsert-customer.js'
 export type { Database } from './db/database.js'
 export { inTransaction } from './db/in-transaction.js'
 export { migrateToLatest, migrations } from './db/migrations/index.js'
+export type { Notifications, Unlisten } from './db/notifications.js'
 export type { OpenDatabaseOptions, OpenedDatabase } from './db/open-database.js'
 export { openDatabase } from './db/open-database.js'
 export { recordCryptoDeposit } from './deposits/record-crypto-deposit.js'
@@ -35,13 +36,33 @@ export { serviceErrorTable } from './errors.js'
 export type { EmitEventInput } from './events/emit-event.js'
 export { emitEvent } from './events/emit-event.js'
 export type { EventType } from './events/event-types.js'
-export { eventTypes, toWireEventType } from './events/event-types.js'
+export { eventTypes, toCurrentEventType, toWireEventType } from './events/event-types.js'
+export type { RefusedAddressClass } from './http/address-policy.js'
+export { classifyAddress } from './http/address-policy.js'
 export type { ApiKeyAuth, KeyEnvironment, ResponseFormat } from './http/app-env.js'
 export { createLogger } from './http/create-logger.js'
+export type {
+  OutboundHttp,
+  OutboundHttpOptions,
+  OutboundRequest,
+  OutboundResult,
+} from './http/create-outbound-http.js'
+export { createOutboundHttp } from './http/create-outbound-http.js'
 export type { RateLimiter, RateLimiterOptions } from './http/rate-limit.js'
 export { createRateLimiter } from './http/rate-limit.js'
+export type {
+  ClaimedJob,
+  JobContext,
+  JobHandler,
+  JobOutcome,
+  JobRunner,
+  JobRunnerOptions,
+} from './jobs/create-job-runner.js'
+export { createJobRunner } from './jobs/create-job-runner.js'
 export type { EnqueueJobInput } from './jobs/enqueue-job.js'
-export { enqueueJob } from './jobs/enqueue-job.js'
+export { enqueueJob, jobsChannel } from './jobs/enqueue-job.js'
+export { registerServiceJobs } from './jobs/register-service-jobs.js'
+export { runWorker } from './jobs/run-worker.js'
 export type { AccountBalance, AccountCounters } from './ledger/account-balance.js'
 export { toAccountBalance } from './ledger/account-balance.js'
 export type { BalanceTransactionFilters, BalanceTransactionRecord } from './ledger/balance-transactions.js'
@@ -146,3 +167,11 @@ export type { ExecuteSwapInput } from './swaps/execute-swap.js'
 export { executeSwap } from './swaps/execute-swap.js'
 export type { SwapPrice } from './swaps/price-swap.js'
 export { priceSwap } from './swaps/price-swap.js'
+export { assertWebhookUrl } from './webhooks/assert-webhook-url.js'
+export type { WebhookDeps } from './webhooks/deliver-webhook.js'
+export { registerWebhookJobs } from './webhooks/register-webhook-jobs.js'
+export { signWebhook } from './webhooks/sign-webhook.js'
+export type { WebhookEndpoint, WebhookEndpointRow } from './webhooks/webhook-endpoints.js'
+export { createWebhookEndpoint } from './webhooks/webhook-endpoints.js'
+export type { WebhookMetrics } from './webhooks/webhook-metrics.js'
+export { createWebhookMetrics } from './webhooks/webhook-metrics.js'

@@ -20,6 +20,7 @@ const sandbox = await startSandbox({
   logger,
   rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
   createFacilitator: createSandboxFacilitator,
+  runJobs: env.TOLLGATE_IN_PROCESS_JOBS,
   mounts: createX402Mounts,
 }).catch((error: unknown) => {
   console.error(`Tollgate sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`)
@@ -35,6 +36,7 @@ Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
   Facilitator ${manifest.facilitatorUrl}
   Demo (paid) ${manifest.demoResourceUrl}
   Networks    ${Object.keys(manifest.networks).join(', ') || '(none)'}
+  Webhooks    ${manifest.webhooks.listenCommand}
   Manifest    ${sandbox.manifestPath}
 Ctrl-C stops everything.
 `)

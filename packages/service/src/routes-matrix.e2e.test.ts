@@ -13,7 +13,16 @@ type Route = OpenApiRoute<Operation>
 
 async function countRows(h: Harness): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
-  for (const table of ['ledger_transfers', 'balance_transactions', 'idempotency_keys', 'api_keys'] as const) {
+  for (const table of [
+    'ledger_transfers',
+    'balance_transactions',
+    'idempotency_keys',
+    'api_keys',
+    'events',
+    'webhook_endpoints',
+    'webhook_deliveries',
+    'jobs',
+  ] as const) {
     const row = await h.deps.db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<string>().as('n'))

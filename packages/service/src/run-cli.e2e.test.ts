@@ -2,17 +2,23 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { authenticateApiKey } from './auth/authenticate-api-key.js'
 import { type OpenedDatabase, openDatabase } from './db/open-database.js'
+import { createIdGenerator, systemClock } from './deps.js'
+import { emitEvent } from './events/emit-event.js'
+import { createMerchant } from './merchants/create-merchant.js'
 import { cliUsage, runCli } from './run-cli.js'
+import { createDefaultSettings } from './settings.js'
 import { describeEachDatabase } from './testing/each-database.js'
+import { startWebhookReceiver } from './testing/webhook-receiver.js'
+import { createWebhookEndpoint } from './webhooks/webhook-endpoints.js'
 
-describeEachDatabase('tollgate CLI', (getDb) => {
+describeEachDatabase('tollgate CLI', (getDb, _engine, getOpened) => {
   let cli: (...argv: string[]) => Promise<{ code: number; out: string; err: string }>
   beforeAll(() => {
     // The CLI closes its database after each command; the test keeps the shared one open.
-    const opened: OpenedDatabase = { db: getDb(), engine: 'pglite', close: async () => {} }
+    const opened: OpenedDatabase = { ...getOpened(), close: async () => {} }
     cli = async (...argv) => {
       let out = ''
       let err = ''
@@ -108,6 +114,58 @@ describeEachDatabase('tollgate CLI', (getDb) => {
     ).toContain('not_found')
     expect((await cli('frobnicate', 'now')).err).toContain('unknown command: frobnicate now')
     expect((await cli('keys', 'list', '--bogus')).code).toBe(1)
+  })
+
+  test('behavior: worker delivers the queued webhooks until stopped; listen without a sandbox exits 1', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const deps = {
+        db: getDb(),
+        clock: systemClock,
+        ids: createIdGenerator(),
+        settings: createDefaultSettings(),
+      }
+      const merchant = await createMerchant(deps, { name: 'Worker test' })
+      await createWebhookEndpoint(deps, {
+        merchantId: merchant.id,
+        environment: 'test',
+        url: `${receiver.url}/hook`,
+      })
+      const eventId = await emitEvent(deps.db, deps, {
+        merchantId: merchant.id,
+        environment: 'test',
+        type: 'deposit.completed',
+        format: 'current',
+        data: { deposit: {} },
+      })
+      const controller = new AbortController()
+      const err: string[] = []
+      const worker = runCli(['worker'], {
+        openDatabase: async () => ({ ...getOpened(), close: async () => {} }),
+        out: () => {},
+        err: (text) => err.push(text),
+        signal: controller.signal,
+      })
+      await vi.waitFor(
+        () => expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId]),
+        {
+          timeout: 20_000,
+        },
+      )
+      controller.abort()
+      expect(await worker).toBe(0)
+
+      const listen = await runCli(['listen', '--forward-to', 'http://localhost:3000/webhooks'], {
+        openDatabase: () => Promise.reject(new Error('listen must not open the database')),
+        out: () => {},
+        err: (text) => err.push(text),
+        manifestPath: '/nonexistent/sandbox.json',
+      })
+      expect(listen).toBe(1)
+      expect(err.join('\n')).toContain('no running sandbox found')
+    } finally {
+      await receiver.close()
+    }
   })
 })
 

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { isAppError } from '@tollgate/core'
 import { createApiKey } from './auth/create-api-key.js'
@@ -6,11 +7,14 @@ import { revokeApiKey } from './auth/revoke-api-key.js'
 import { toBalanceResponse } from './balances/to-balance-response.js'
 import type { OpenedDatabase } from './db/open-database.js'
 import { createIdGenerator, systemClock } from './deps.js'
+import { createLogger } from './http/create-logger.js'
+import { runWorker } from './jobs/run-worker.js'
 import { getBalances } from './ledger/get-balances.js'
 import { createMerchant } from './merchants/create-merchant.js'
 import { listMerchants } from './merchants/list-merchants.js'
 import { setPayoutDailyLimit, verifyMerchant } from './merchants/verify-merchant.js'
 import { fundBalance, type SandboxCurrency, sandboxCurrencyScales } from './sandbox/fund-sandbox-merchant.js'
+import { forwardEvents } from './webhooks/forward-events.js'
 
 /** Usage text of the `tollgate` admin CLI. */
 export const cliUsage = `usage: tollgate <command>
@@ -23,15 +27,28 @@ export const cliUsage = `usage: tollgate <command>
   keys revoke <key_…>
   balances --merchant <mer_…> [--env test|live]
   sandbox fund --merchant <mer_…> --currency USDT|USDC|NGN --amount <decimal>
+  listen --forward-to <url> [--events <type,type>]
+      forward the running sandbox's webhook events to a local URL, signed, one line per attempt
+      (reads apiUrl and apiKey from the sandbox manifest; needs no database)
+  worker
+      run the service's background jobs (webhook deliveries, expiries) until Ctrl-C
 Database: DATABASE_URL, else the PGlite directory TOLLGATE_DATA_DIR (default .tollgate/data).
 With PGlite, stop the sandbox first: one process at a time may open the data directory (a second
 one is refused, naming the process that holds it).`
 
-/** What the CLI talks to: the database opener and two output lines sinks (JSON results, messages). */
+/**
+ * What the CLI talks to: the database opener, two output lines sinks (JSON results, messages), and
+ * for the long-running `listen` and `worker` the signal that stops them and the sandbox manifest.
+ */
 export type CliIo = {
   openDatabase: () => Promise<OpenedDatabase>
   out: (text: string) => void
   err: (text: string) => void
+  /** Aborted on Ctrl-C; `listen` and `worker` run until then. */
+  signal?: AbortSignal
+  /** The sandbox manifest `listen` reads (default `.tollgate/sandbox.json`). */
+  manifestPath?: string
+  fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
 const options = {
@@ -43,6 +60,8 @@ const options = {
   currency: { type: 'string' },
   amount: { type: 'string' },
   off: { type: 'boolean' },
+  'forward-to': { type: 'string' },
+  events: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -62,6 +81,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (values.help || !group) {
     io.out(cliUsage)
     return values.help ? 0 : 1
+  }
+  if (group === 'listen' || group === 'worker') {
+    return runLongCommand(group, values, io)
   }
   let database: OpenedDatabase
   try {
@@ -156,6 +178,62 @@ async function runCommand(
     }
     default:
       throw new UsageError(`unknown command: ${command}`)
+  }
+}
+
+async function runLongCommand(command: 'listen' | 'worker', values: Values, io: CliIo): Promise<number> {
+  const signal = io.signal ?? new AbortController().signal
+  const stopped = new Promise<void>((resolve) => {
+    if (signal.aborted) {
+      resolve()
+    }
+    signal.addEventListener('abort', () => resolve())
+  })
+  try {
+    if (command === 'worker') {
+      const database = await io.openDatabase()
+      try {
+        if (database.engine === 'pglite') {
+          io.err('worker: on PGlite the sandbox must not be running (one process per data directory)')
+        }
+        await runWorker({ database, logger: createLogger(), stopped })
+      } finally {
+        await database.close()
+      }
+      return 0
+    }
+    const forwardTo = required(values['forward-to'], '--forward-to')
+    const manifestPath = io.manifestPath ?? '.tollgate/sandbox.json'
+    const manifest = await readFile(manifestPath, 'utf8').then(
+      (text) => JSON.parse(text) as { apiUrl?: string; apiKey?: string },
+      () => ({}) as { apiUrl?: string; apiKey?: string },
+    )
+    if (!manifest.apiUrl || !manifest.apiKey) {
+      io.err(`listen: no running sandbox found (${manifestPath}); start it with npm start`)
+      return 1
+    }
+    await forwardEvents({
+      apiUrl: manifest.apiUrl,
+      apiKey: manifest.apiKey,
+      forwardTo,
+      events: values.events?.split(',').map((type) => type.trim()),
+      signal,
+      out: io.out,
+      err: io.err,
+      ...(io.fetch ? { fetch: io.fetch } : {}),
+    })
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${cliUsage}`)
+    } else {
+      io.err(
+        isAppError(error)
+          ? `${error.code}: ${error.message}`
+          : String(error instanceof Error ? error.message : error),
+      )
+    }
+    return 1
   }
 }
 

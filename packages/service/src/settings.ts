@@ -19,6 +19,11 @@ export type ServiceSettings = {
   deposits: { feeBps: number }
   /** Payment sessions (docs/sessions.md): fees, lifetime and default fee payer. */
   sessions: SessionSettings
+  /**
+   * Delays in ms before each retry of a webhook delivery, per environment (±20 % jitter each); a
+   * delivery gets one attempt more than the list is long (docs/webhooks.md "Retries").
+   */
+  webhookRetryDelaysMs: { live: number[]; test: number[] }
 }
 
 /** Settings of payment sessions. */
@@ -31,6 +36,22 @@ export type SessionSettings = {
   defaultFeePayer: 'merchant' | 'customer'
 }
 
+const minute = 60_000
+const hour = 60 * minute
+
+/** Live: 8 attempts over about 23 hours. */
+export const liveWebhookRetryDelaysMs = [minute, 5 * minute, 30 * minute, hour, 3 * hour, 6 * hour, 12 * hour]
+/** Sandbox: the same 8 attempts compressed into about 19 minutes. */
+export const sandboxWebhookRetryDelaysMs = [
+  5_000,
+  15_000,
+  30_000,
+  minute,
+  2 * minute,
+  5 * minute,
+  10 * minute,
+]
+
 /** Sandbox defaults of {@link ServiceSettings}; `overrides` replace single fields. */
 export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}): ServiceSettings {
   return {
@@ -41,6 +62,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     sessions: { processingFeeBps: 100, ttlSeconds: 3600, defaultFeePayer: 'merchant' },
     swaps: { spreadBps: 25 },
     deposits: { feeBps: 50 },
+    webhookRetryDelaysMs: { live: liveWebhookRetryDelaysMs, test: sandboxWebhookRetryDelaysMs },
     ...overrides,
   }
 }

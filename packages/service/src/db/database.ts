@@ -7,6 +7,7 @@ import type { PaymentSessionsTables } from './schema/payment-sessions.js'
 import type { PayoutsTables } from './schema/payouts.js'
 import type { RailsChainTables } from './schema/rails-chain.js'
 import type { RailsFiatTables } from './schema/rails-fiat.js'
+import type { WebhooksTables } from './schema/webhooks.js'
 import type { X402Tables } from './schema/x402.js'
 
 /** The service database's tables: the union of every migration's table types. */
@@ -20,4 +21,5 @@ export interface Database
     PayoutsTables,
     RailsChainTables,
     RailsFiatTables,
+    WebhooksTables,
     X402Tables {}

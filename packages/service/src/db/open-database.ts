@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
 import { migrateToLatest } from './migrations/index.js'
+import { createPgliteNotifications, createPgNotifications, type Notifications } from './notifications.js'
 
 /**
  * Options of {@link openDatabase}: a PostgreSQL URL, else a PGlite data directory (in memory when
@@ -18,10 +19,12 @@ export type OpenDatabaseOptions = {
   poolSize?: number | undefined
 }
 
-/** An open, migrated database, which engine it runs on, and how to close it. */
+/** An open, migrated database, which engine it runs on, its LISTEN/NOTIFY, and how to close it. */
 export type OpenedDatabase = {
   db: Kysely<Database>
   engine: 'pglite' | 'postgres'
+  /** Wake-ups of the job runner (docs/jobs.md): a LISTEN connection on a server, in process on PGlite. */
+  notifications: Notifications
   close: () => Promise<void>
 }
 
@@ -51,7 +54,12 @@ function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Opened
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   })
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db, engine: 'postgres', close: () => db.destroy() }
+  const notifications = createPgNotifications(databaseUrl)
+  const close = async () => {
+    await notifications.close()
+    await db.destroy()
+  }
+  return { db, engine: 'postgres', notifications, close }
 }
 
 async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
@@ -72,5 +80,10 @@ async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase>
   const db = new Kysely<Database>({
     dialect: createPgliteDialect(pglite, lock ? { onClose: lock.release } : {}),
   })
-  return { db, engine: 'pglite', close: () => db.destroy() }
+  const notifications = createPgliteNotifications(pglite, db as Kysely<unknown>)
+  const close = async () => {
+    await notifications.close()
+    await db.destroy()
+  }
+  return { db, engine: 'pglite', notifications, close }
 }

@@ -42,3 +42,21 @@ export function toWireEventType(type: EventType, format: 'current' | 'legacy'): 
   const legacy = legacyNames[type]
   return legacy === undefined ? type : legacy
 }
+
+const currentNames = new Map<string, EventType>(
+  Object.entries(legacyNames).flatMap(([current, legacy]) =>
+    legacy ? [[legacy, current as EventType] as const] : [],
+  ),
+)
+
+/** The current name of a wire event type (`session.completed` → `payment.completed`); others unchanged. */
+export function toCurrentEventType(wireType: string): string {
+  return currentNames.get(wireType) ?? wireType
+}
+
+/** Every event type name a webhook endpoint may subscribe to: current names, legacy names and `*`. */
+export const subscribableEventTypes = [
+  '*',
+  ...eventTypes.filter((type) => type !== 'webhook.test'),
+  ...Object.values(legacyNames).filter((name): name is string => typeof name === 'string'),
+] as const

@@ -21,7 +21,12 @@ export type SandboxManifest = {
   /** Spec chain name → CAIP-2 id of the devnet network that runs it (`base: "eip155:84532"`). */
   chains: Record<string, string>
   wallets: { network: string; address: string; privateKey: string }[]
+  /** How to receive the sandbox's webhook events locally (docs/webhooks.md "Local development"). */
+  webhooks: { listenCommand: string; eventsUrl: string }
 }
+
+/** The command that forwards the sandbox's events to a local URL, as the banner and manifest show it. */
+export const listenCommand = 'npm run tollgate -- listen --forward-to http://localhost:3000/webhooks'
 
 /** Builds the manifest from the base URL (`http://127.0.0.1:4020`), the sandbox key and the devnet. */
 export function createSandboxManifest(input: {
@@ -60,5 +65,6 @@ export function createSandboxManifest(input: {
     wallets: input.devnet.wallets
       .filter((wallet) => wallet.role === 'payer')
       .map((wallet) => ({ network: wallet.network, address: wallet.address, privateKey: wallet.privateKey })),
+    webhooks: { listenCommand, eventsUrl: `${input.baseUrl}/api/v1/events` },
   }
 }

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Devnet } from '@tollgate/devnet'
 import { Hono } from 'hono'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { emitEvent } from '../events/emit-event.js'
 import { createLogger } from '../http/create-logger.js'
+import { startWebhookReceiver } from '../testing/webhook-receiver.js'
 import { sandboxPayoutHolder } from './sandbox-payout-accounts.js'
 import { startSandbox } from './start-sandbox.js'
 
@@ -69,6 +71,7 @@ describe('startSandbox', () => {
       'networks',
       'chains',
       'wallets',
+      'webhooks',
     ])
     expect(manifest.chains).toEqual({ base: 'eip155:84532' })
     const seedFile = join(dir, 'master-seed')
@@ -103,6 +106,33 @@ describe('startSandbox', () => {
       .where('id', '=', sandbox.merchantId)
       .executeTakeFirstOrThrow()
     expect(merchant).toEqual({ verified: true, business_name: sandboxPayoutHolder })
+
+    // The job runner runs in the sandbox: an event reaches an endpoint created through the API.
+    const receiver = await startWebhookReceiver()
+    try {
+      const created = await fetch(`${manifest.apiUrl}/webhooks/endpoints`, {
+        method: 'POST',
+        headers: { 'x-api-key': manifest.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${receiver.url}/hook` }),
+      })
+      expect(created.status).toBe(200)
+      const eventId = await emitEvent(sandbox.deps.db, sandbox.deps, {
+        merchantId: sandbox.merchantId,
+        environment: 'test',
+        type: 'payment.completed',
+        format: 'current',
+        data: { session: {} },
+      })
+      await vi.waitFor(
+        () => expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId]),
+        {
+          timeout: 15_000,
+        },
+      )
+      expect(manifest.webhooks.listenCommand).toContain('listen --forward-to')
+    } finally {
+      await receiver.close()
+    }
 
     await sandbox.stop()
     expect(devnet.stopped).toBe(1)

@@ -11,14 +11,18 @@ import { openDatabase } from '../db/open-database.js'
 import { subscribeDeposits } from '../deposits/subscribe-deposits.js'
 import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
+import { createOutboundHttp } from '../http/create-outbound-http.js'
+import { createHttpMetrics } from '../http/metrics.js'
 import { createRateLimiter } from '../http/rate-limit.js'
-import { expirePendingTransfers } from '../ledger/resolve-pending.js'
+import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
+import { registerServiceJobs } from '../jobs/register-service-jobs.js'
 import { createPaymentSession } from '../payments/create-payment-session.js'
 import { registerSessionHandlers } from '../payments/register-session-handlers.js'
 import { createRails } from '../rails/create-rails.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
 import { createDefaultSettings } from '../settings.js'
+import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
 import { listen, type NodeFetch } from './listen.js'
@@ -36,6 +40,8 @@ export type SandboxContext = {
   apiKey: string
   /** The in-process facilitator, when the sandbox was started with one. */
   facilitator?: Facilitator
+  /** The sandbox's job runner: a mount registers its job handlers here (docs/jobs.md). */
+  runner: JobRunner
 }
 
 /**
@@ -73,6 +79,11 @@ export type StartSandboxOptions = {
   expiryIntervalMs?: number
   /** Chain watchers' poll interval (ms, default 250). */
   watcherIntervalMs?: number
+  /**
+   * Run the job runner in this process (default true); false when a separate `tollgate worker`
+   * process on the same PostgreSQL runs the jobs (docs/jobs.md).
+   */
+  runJobs?: boolean
 }
 
 /** A running sandbox: its manifest (URLs, key, chains, wallets), the root app, and `stop()` for everything. */
@@ -84,13 +95,16 @@ export type Sandbox = {
   app: ReturnType<typeof createApp>
   deps: Deps
   devnet: Devnet
+  /** The job runner with every service job registered (started unless `runJobs: false`). */
+  runner: JobRunner
   stop(): Promise<void>
 }
 
 /**
  * Starts the sandbox of `npm start`: database (PGlite unless `databaseUrl`) and devnet in parallel,
  * the sandbox merchant and its `sk_test_` key (funded once in USDT, USDC and NGN), the HTTP server
- * with the service and the extra mounts, a job expiring pending transfers, and writes the manifest.
+ * with the service and the extra mounts, the job runner (webhooks, expiring pending transfers), and
+ * writes the manifest.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
   const logger = options.logger ?? createLogger()
@@ -126,7 +140,20 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     stops.push(async () => unsubscribeDeposits())
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
-    stops.push(startExpiryJob(deps, options.expiryIntervalMs ?? 5_000))
+    const metrics = createHttpMetrics()
+    const webhookMetrics = createWebhookMetrics(metrics.registry)
+    const webhookHttp = createOutboundHttp()
+    stops.push(() => webhookHttp.close())
+    const runner = createJobRunner({ ...deps, notifications: database.notifications })
+    registerServiceJobs(
+      runner,
+      { ...deps, http: webhookHttp, metrics: webhookMetrics },
+      options.expiryIntervalMs === undefined ? {} : { expiryIntervalMs: options.expiryIntervalMs },
+    )
+    if (options.runJobs ?? true) {
+      await runner.start()
+      stops.push(() => runner.stop({ timeoutMs: 5_000 }))
+    }
     // Subscribed before the watchers start, so no report of a session's address is missed.
     const unsubscribeSessions = registerSessionHandlers(deps)
     stops.push(async () => unsubscribeSessions())
@@ -154,12 +181,16 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       gasFeeReaders: createGasFeeReaders(reference),
       rateLimiter: createRateLimiter({ limit: options.rateLimitPerMinute ?? 600, windowMs: 60_000 }),
       sandboxRoutes: true,
+      metrics,
+      webhookMetrics,
+      webhookHttp,
     })
     const context: SandboxContext = {
       deps,
       devnet,
       reference,
       baseUrl: server.url,
+      runner,
       ...merchant,
       ...(x402 ? { facilitator: x402.facilitator } : {}),
     }
@@ -176,7 +207,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     app.get('/', (c) => renderSandboxHome(c, manifest))
     handle = app.fetch
     await writeManifest(manifestPath, manifest)
-    return { manifest, manifestPath, merchantId: merchant.merchantId, app, deps, devnet, stop }
+    return { manifest, manifestPath, merchantId: merchant.merchantId, app, deps, devnet, runner, stop }
   } catch (error) {
     await stop()
     throw error
@@ -197,26 +228,6 @@ async function createSampleSession(deps: Deps, merchantId: string): Promise<stri
     },
   })
   return session.row.reference
-}
-
-// Voids pending transfers past their expiry; one run at a time, errors logged, never fatal.
-function startExpiryJob(deps: Deps, intervalMs: number): () => Promise<void> {
-  let running: Promise<void> | undefined
-  const timer = setInterval(() => {
-    running ??= expirePendingTransfers(deps)
-      .then(
-        () => undefined,
-        (error: unknown) => deps.logger.error({ err: error }, 'expiring pending transfers failed'),
-      )
-      .finally(() => {
-        running = undefined
-      })
-  }, intervalMs)
-  timer.unref()
-  return async () => {
-    clearInterval(timer)
-    await running
-  }
 }
 
 async function startChains(start: () => Promise<Devnet>): Promise<Devnet> {

@@ -5,6 +5,9 @@ import { createApiKey } from '../auth/create-api-key.js'
 import type { Database } from '../db/database.js'
 import { createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
+import { createOutboundHttp } from '../http/create-outbound-http.js'
+import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
+import { registerServiceJobs } from '../jobs/register-service-jobs.js'
 import { createMerchant } from '../merchants/create-merchant.js'
 import { createRails } from '../rails/create-rails.js'
 import type { Rails } from '../rails/types.js'
@@ -20,6 +23,11 @@ export type Harness = {
   a: TestMerchant
   b: TestMerchant
   logs: string[]
+  /**
+   * A job runner with every service job registered, not started: `await h.runner.runDue()` runs
+   * what is due (webhook deliveries, a domain's jobs) in the test's own time (docs/jobs.md).
+   */
+  runner: JobRunner
   request(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>
 }
 
@@ -44,7 +52,10 @@ export async function createHarness(
     rails: options.rails?.(base) ?? createRails(base),
     settings: createDefaultSettings(options.settings),
   }
-  const app = createApp(deps, options)
+  const webhookHttp = options.webhookHttp ?? createOutboundHttp()
+  const app = createApp(deps, { ...options, webhookHttp })
+  const runner = createJobRunner(deps)
+  registerServiceJobs(runner, { ...deps, http: webhookHttp })
   const createTestMerchant = async (name: string): Promise<TestMerchant> => {
     const merchant = await createMerchant(deps, { name })
     const test = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
@@ -59,6 +70,7 @@ export async function createHarness(
     a,
     b,
     logs,
+    runner,
     request: (path, init = {}) => {
       const { key, json, ...rest } = init
       const headers = new Headers(rest.headers)

@@ -3,6 +3,7 @@ import * as m0001 from './0001-merchants.js'
 import * as m0002 from './0002-ledger.js'
 import * as m0003 from './0003-customers.js'
 import * as m0004 from './0004-jobs-events.js'
+import * as m0005 from './0005-webhooks.js'
 import * as m0006 from './0006-rails-chain.js'
 import * as m0007 from './0007-rails-fiat.js'
 import * as m0008 from './0008-payment-sessions.js'
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0002-ledger': m0002,
   '0003-customers': m0003,
   '0004-jobs-events': m0004,
+  '0005-webhooks': m0005,
   '0006-rails-chain': m0006,
   '0007-rails-fiat': m0007,
   '0008-payment-sessions': m0008,
