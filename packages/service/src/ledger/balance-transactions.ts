@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 import type { BalanceTransactionsTable } from '../db/schema/ledger.js'
+import { selectPage } from '../db/select-page.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { type AccountBalance, toBalanceSnapshot } from './account-balance.js'
@@ -62,22 +63,8 @@ export async function listBalanceTransactions(
       query = query.where(column, '=', value)
     }
   }
-  if (input.startDate) {
-    query = query.where('created_at', '>=', input.startDate)
-  }
-  if (input.endDate) {
-    query = query.where('created_at', '<=', input.endDate)
-  }
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('seq', 'desc')
-      .limit(input.size)
-      .offset((input.page - 1) * input.size)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items: rows.map(toBalanceTransactionRecord), total: Number(count.total) }
+  const { rows, total } = await selectPage(query, { ...input, orderBy: 'seq' })
+  return { items: rows.map(toBalanceTransactionRecord), total }
 }
 
 /** One of a merchant's balance transactions; `undefined` when absent or another merchant's. */

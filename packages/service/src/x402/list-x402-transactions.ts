@@ -1,6 +1,7 @@
 import { formatAtomicAmount } from '@tollgate/core'
 import type { Selectable } from 'kysely'
 import type { X402TransactionsTable } from '../db/schema/x402.js'
+import { selectPage } from '../db/select-page.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { X402Transaction } from './schemas.js'
@@ -47,22 +48,8 @@ export async function listX402Transactions(
       ]),
     )
   }
-  if (input.startDate) {
-    query = query.where('created_at', '>=', input.startDate)
-  }
-  if (input.endDate) {
-    query = query.where('created_at', '<=', input.endDate)
-  }
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('seq', 'desc')
-      .limit(input.size)
-      .offset((input.page - 1) * input.size)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow(),
-  ])
-  return { items: rows.map((row) => toX402Transaction(deps, row)), total: Number(count.total) }
+  const { rows, total } = await selectPage(query, { ...input, orderBy: 'seq' })
+  return { items: rows.map((row) => toX402Transaction(deps, row)), total }
 }
 
 /** One of the merchant's x402 transactions by hash (the newest, if the hash exists on two networks). */
