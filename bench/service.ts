@@ -13,23 +13,18 @@ import {
   checkLedgerInvariants,
   createApiKey,
   createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
   createMerchant,
   createPendingTransfer,
-  createRails,
   createRateLimiter,
   type Deps,
   merchantAccount,
   type OpenedDatabase,
   postPendingTransfer,
   postTransaction,
-  systemClock,
 } from '@tollgate/service'
 import autocannon from 'autocannon'
 
-import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
+import { type BenchEngine, createBenchDeps, openBenchDatabase } from './lib/bench-database.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -42,16 +37,6 @@ type Engine = BenchEngine
 
 function openEngine(engine: Engine): Promise<OpenedDatabase> {
   return openBenchDatabase(engine, { postgresUrl, poolSize: writers + 8 })
-}
-
-function createDeps(opened: OpenedDatabase): Deps {
-  const base = {
-    db: opened.db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
-  }
-  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
 }
 
 async function createFundedMerchants(deps: Deps, count: number): Promise<string[]> {
@@ -166,7 +151,7 @@ async function assertLedgerHealthy(
 async function benchLedger(engine: Engine) {
   const opened = await openEngine(engine)
   try {
-    const deps = createDeps(opened)
+    const deps = createBenchDeps(opened)
     const merchants = await createFundedMerchants(deps, merchantCount)
     const results = []
     for (const scenario of ['transfers', 'two-phase'] as const) {
@@ -185,7 +170,7 @@ async function benchLedger(engine: Engine) {
 
 async function benchReadPath(engine: Engine) {
   const opened = await openEngine(engine)
-  const deps = createDeps(opened)
+  const deps = createBenchDeps(opened)
   const [merchantId = ''] = await createFundedMerchants(deps, 2)
   const key = await createApiKey(deps, { merchantId, environment: 'test' })
   // 500 balance transactions to page through.

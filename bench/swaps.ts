@@ -8,20 +8,14 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { isAppError } from '@tollgate/core'
 import {
   checkLedgerInvariants,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
   createMerchant,
-  createRails,
   createSwapQuotation,
-  type Deps,
   executeSwap,
   merchantAccount,
   type OpenedDatabase,
   postTransaction,
-  systemClock,
 } from '@tollgate/service'
-import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
+import { type BenchEngine, createBenchDeps, openBenchDatabase } from './lib/bench-database.js'
 
 const durationSeconds = Number(process.env.BENCH_DURATION ?? 10)
 const clients = 32
@@ -35,16 +29,6 @@ function openEngine(engine: Engine): Promise<OpenedDatabase> {
   return openBenchDatabase(engine, { postgresUrl, poolSize: clients + 8 })
 }
 
-function createDeps(opened: OpenedDatabase): Deps {
-  const base = {
-    db: opened.db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
-  }
-  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
-}
-
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 const round = (n: number) => Math.round(n * 100) / 100
@@ -52,7 +36,7 @@ const round = (n: number) => Math.round(n * 100) / 100
 async function bench(engine: Engine) {
   const opened = await openEngine(engine)
   try {
-    const deps = createDeps(opened)
+    const deps = createBenchDeps(opened)
     const merchants: string[] = []
     for (let i = 0; i < merchantCount; i++) {
       const { id } = await createMerchant(deps, { name: `swap bench ${i}` })

@@ -18,13 +18,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
-  createDefaultSettings,
-  createIdGenerator,
   createJobRunner,
-  createLogger,
   createMerchant,
   createOutboundHttp,
-  createRails,
   createWebhookEndpoint,
   type Deps,
   emitEvent,
@@ -34,10 +30,10 @@ import {
   type OpenedDatabase,
   openDatabase,
   registerWebhookJobs,
-  systemClock,
 } from '@tollgate/service'
 import { sql } from 'kysely'
 import pg from 'pg'
+import { createBenchDeps } from './lib/bench-database.js'
 
 const eventCount = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 3_000)
 const latencySamples = Number(process.env.BENCH_WEBHOOK_SAMPLES ?? 200)
@@ -46,16 +42,6 @@ const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_
 const self = fileURLToPath(import.meta.url)
 
 type Engine = 'pglite' | 'postgres'
-
-function createDeps(opened: OpenedDatabase): Deps {
-  const base = {
-    db: opened.db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'warn' }),
-  }
-  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
-}
 
 function createWorker(deps: Deps, opened: OpenedDatabase): { runner: JobRunner; close: () => Promise<void> } {
   const http = createOutboundHttp({ connections: concurrency })
@@ -77,7 +63,7 @@ if (process.env.BENCH_WEBHOOKS_WORKER) {
     schema: process.env.BENCH_WEBHOOKS_WORKER,
     poolSize: concurrency + 4,
   })
-  const worker = createWorker(createDeps(opened), opened)
+  const worker = createWorker(createBenchDeps(opened, { logLevel: 'warn' }), opened)
   await worker.runner.start()
   process.send?.('ready')
   process.once('SIGTERM', () => {
@@ -234,7 +220,7 @@ async function benchThroughput(engine: Engine, workers: number) {
   const { opened, schema } = await openBenchDatabase(engine)
   const receiver = await startReceiver()
   try {
-    const deps = createDeps(opened)
+    const deps = createBenchDeps(opened, { logLevel: 'warn' })
     const merchant = await createMerchant(deps, { name: 'Bench merchant' })
     await createWebhookEndpoint(deps, { merchantId: merchant.id, environment: 'test', url: receiver.url })
     const ids = await emitEvents(deps, merchant.id, eventCount)
@@ -282,7 +268,7 @@ async function benchIdleLatency(engine: Engine) {
   const { opened, schema } = await openBenchDatabase(engine)
   const receiver = await startReceiver()
   try {
-    const deps = createDeps(opened)
+    const deps = createBenchDeps(opened, { logLevel: 'warn' })
     const merchant = await createMerchant(deps, { name: 'Bench merchant' })
     await createWebhookEndpoint(deps, { merchantId: merchant.id, environment: 'test', url: receiver.url })
     const stop = await startWorkers(engine, 1, deps, opened, schema)

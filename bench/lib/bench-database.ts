@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type OpenedDatabase, openDatabase } from '@tollgate/service'
+import {
+  createDefaultSettings,
+  createIdGenerator,
+  createLogger,
+  createRails,
+  type Deps,
+  type OpenedDatabase,
+  openDatabase,
+  systemClock,
+} from '@tollgate/service'
 import pg from 'pg'
 
 /** A database engine a service benchmark runs on. */
@@ -38,4 +47,18 @@ export async function openBenchDatabase(
       await client.end()
     },
   }
+}
+
+/** Service deps over a benchmark database: system clock, fresh ids, a quiet logger, sandbox rails and settings. */
+export function createBenchDeps(
+  opened: OpenedDatabase,
+  options: { logLevel?: 'silent' | 'warn' } = {},
+): Deps {
+  const base = {
+    db: opened.db,
+    clock: systemClock,
+    ids: createIdGenerator(),
+    logger: createLogger({ level: options.logLevel ?? 'silent' }),
+  }
+  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
 }
