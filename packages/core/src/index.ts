@@ -15,6 +15,7 @@ export type { AppErrorCode, AppErrorContexts, AppErrorOptions, RequestErrorConte
 export { AppError, isAppError } from './app-error.js'
 export type { Asset, SchemeName } from './assets.js'
 export { AssetRegistry, createAssetRegistry, DEFAULT_ASSETS, sameAddress } from './assets.js'
+export { toCanonicalJson } from './canonical-json.js'
 export {
   decodeBase64Json,
   decodePaymentHeader,

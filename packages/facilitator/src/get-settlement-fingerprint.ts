@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { AppError, MAX_JSON_DEPTH, type PaymentPayload, type PaymentRequirements } from '@tollgate/core'
+import { type PaymentPayload, type PaymentRequirements, toCanonicalJson } from '@tollgate/core'
 
 /**
  * A SHA-256 hex digest of a payment's requirements and signed payload, independent of key order
@@ -12,24 +12,4 @@ export function getSettlementFingerprint(payment: PaymentPayload, requirements: 
   return createHash('sha256')
     .update(toCanonicalJson({ requirements, payload: payment.payload }))
     .digest('hex')
-}
-
-// Recursive, so bounded: a library caller could pass a value nested deep enough to exhaust the stack.
-function toCanonicalJson(value: unknown, depth = 0): string {
-  if (typeof value !== 'object' || value === null) {
-    return JSON.stringify(value) ?? 'null'
-  }
-  if (depth >= MAX_JSON_DEPTH) {
-    throw new AppError('invalid_request', {
-      context: { issues: { payload: `nests deeper than ${MAX_JSON_DEPTH} levels` } },
-      message: `the payment nests deeper than ${MAX_JSON_DEPTH} levels`,
-    })
-  }
-  if (Array.isArray(value)) {
-    return `[${value.map((item) => toCanonicalJson(item ?? null, depth + 1)).join(',')}]`
-  }
-  const entries = Object.entries(value)
-    .filter(([, item]) => item !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${toCanonicalJson(item, depth + 1)}`).join(',')}}`
 }

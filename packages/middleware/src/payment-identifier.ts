@@ -1,4 +1,4 @@
-import type { AnyPaymentPayload } from '@tollgate/core'
+import { type AnyPaymentPayload, toCanonicalJson } from '@tollgate/core'
 
 /** The x402 extension key of client-chosen payment ids (docs/x402.md, 'Extensions we use'). */
 export const PAYMENT_IDENTIFIER = 'payment-identifier'
@@ -46,7 +46,7 @@ export function readPaymentId(payment: AnyPaymentPayload): string | undefined | 
  * payload (not the facilitator's settlement fingerprint, which also covers the requirements).
  */
 export function getPaymentIdFingerprint(payment: AnyPaymentPayload): string {
-  return stableStringify(payment.x402Version === 2 ? [payment.accepted, payment.payload] : [payment.payload])
+  return toCanonicalJson(payment.x402Version === 2 ? [payment.accepted, payment.payload] : [payment.payload])
 }
 
 type Stored = { status: number; statusText: string; headers: [string, string][]; body: Uint8Array }
@@ -124,18 +124,4 @@ export function createPaymentIdentifierCache(
       entries.delete(id)
     },
   }
-}
-
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) {
-    return `[${value.map(stableStringify).join(',')}]`
-  }
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>
-    const keys = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableStringify(record[key])}`).join(',')}}`
-  }
-  return JSON.stringify(value)
 }
