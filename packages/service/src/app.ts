@@ -21,6 +21,7 @@ import { createRequestContext } from './http/request-context.js'
 import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
 import { createJobMetrics } from './jobs/job-metrics.js'
+import { createAgentPaymentRoutes } from './payments/agent-routes.js'
 import { createPaymentRoutes } from './payments/routes.js'
 import { createSettlementRoutes } from './payments/settlement-routes.js'
 import { createPayoutRoutes } from './payouts/routes.js'
@@ -113,6 +114,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createRecipientRoutes(deps))
   api.route('/', createPayoutRoutes(deps))
   subscribePayoutRails(deps)
+  api.route('/', createAgentPaymentRoutes(deps, options.facilitator))
   api.route('/', createPaymentRoutes(deps))
   api.route('/', createSettlementRoutes(deps))
   api.route('/', createSwapRoutes(deps))

@@ -19,6 +19,8 @@ declare module '@tollgate/core' {
     pay_to_not_allowed: RequestErrorContext
     /** The facilitator could not settle an x402 payment (details carry its errorReason). */
     settlement_failed: RequestErrorContext
+    /** An agent payment that fails a check of POST /payments/agent/* (details carry the verdict). */
+    invalid_payment: RequestErrorContext
     recipient_not_found: RequestErrorContext
     transfer_already_completed: RequestErrorContext
     unsupported_asset_chain: RequestErrorContext
@@ -77,6 +79,7 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   facilitator_unreachable: as(503, 'provider_unavailable'),
   pay_to_not_allowed: as(400, 'pay_to_not_allowed'),
   settlement_failed: as(400, 'settlement_failed'),
+  invalid_payment: as(400, 'invalid_payment'),
   internal_error: as(500, 'internal_error'),
 }
 

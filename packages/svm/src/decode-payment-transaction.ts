@@ -1,4 +1,4 @@
-import { type RawKey, readRawKey } from './raw-keys.js'
+import { type RawKey, readRawKey, toAddress } from './raw-keys.js'
 import { WireReader } from './wire-reader.js'
 
 /** One compiled instruction: indexes into the account keys, and its data (views into the wire bytes). */
@@ -121,4 +121,14 @@ function isSane(message: PaymentMessage): boolean {
     new Set(message.accountKeys).size === count &&
     message.instructions.every((i) => i.programIndex > 0 && i.programIndex < count)
   )
+}
+
+/**
+ * The fee payer a base64 payment transaction names (its first account key), or `undefined` when it
+ * does not decode. A merchant rebuilding an `exact` requirement for a signed Solana payment takes
+ * the fee payer from here, since the facilitator may offer several.
+ */
+export function getPaymentFeePayer(base64: string): string | undefined {
+  const key = decodePaymentTransaction(base64)?.message.accountKeys[0]
+  return key === undefined ? undefined : toAddress(key)
 }

@@ -18,6 +18,7 @@ export { createSolanaClient } from './client.js'
 export { DEFAULT_LIMITS } from './constants.js'
 export type { SolanaRpcClientOptions } from './create-solana-rpc-client.js'
 export { createSolanaRpcClient } from './create-solana-rpc-client.js'
+export { getPaymentFeePayer } from './decode-payment-transaction.js'
 export type {
   FeePayerBalance,
   SolanaFacilitator,

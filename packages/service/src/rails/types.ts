@@ -143,6 +143,12 @@ export type IncomingTransfers = {
     txHash?: string
   }): Promise<IncomingTransfer>
   list(db: Db, input: { environment: KeyEnvironment; addressIds: string[] }): Promise<IncomingTransfer[]>
+  /**
+   * Records the transfers to our addresses of a transaction the service submitted itself (an agent
+   * payment it settled), read from the chain as a watcher reads them, so the watcher seeing the same
+   * transaction later records nothing new. 503 `provider_unavailable` on a chain without a node.
+   */
+  recordTransaction(input: { environment: KeyEnvironment; chain: ChainName; txHash: string }): Promise<IncomingTransfer[]>
 }
 
 /** An outbound crypto transfer from the treasury, exactly once per idempotency key. */

@@ -70,22 +70,14 @@ export async function buildRequirements(
   const { entry, asset } = resolveX402Asset(deps, { ...input, chain: body.chain, asset: body.asset })
   const amount = parseDecimalAmount(body.amount, asset.decimals)
   const payTo = await resolvePayTo(deps, { ...input, entry })
-  const supported = await facilitator.getSupported()
-  const supportedKind = supported.kinds.find((k) => k.x402Version === 2 && k.network === entry.network)
-  if (!supportedKind) {
-    throw new AppError('provider_unavailable', {
-      message: `The facilitator does not settle on ${body.chain} (${entry.network})`,
-    })
-  }
-  const accepts = asset.transferMethods.map((method) =>
-    servers[method].createRequirements({
-      asset,
-      amount,
-      payTo,
-      supportedKind,
-      ...(body.maxTimeoutSeconds === undefined ? {} : { maxTimeoutSeconds: body.maxTimeoutSeconds }),
-    }),
-  )
+  const accepts = await createOffers(facilitator, {
+    entry,
+    asset,
+    amount,
+    payTo,
+    methods: asset.transferMethods,
+    ...(body.maxTimeoutSeconds === undefined ? {} : { maxTimeoutSeconds: body.maxTimeoutSeconds }),
+  })
   const resource = body.resource ?? defaultX402Resource
   const base = { chain: body.chain, asset: asset.symbol, amount: formatAtomicAmount(amount, asset.decimals) }
   if (body.x402Version === 2) {
@@ -97,6 +89,38 @@ export async function buildRequirements(
     return { x402Version: 2, ...base, resource: info, accepts }
   }
   return { x402Version: 1, ...base, accepts: accepts.map((r) => toV1Fields(r, body, resource)) }
+}
+
+/**
+ * One x402 v2 `exact` offer per transfer method of `asset`, built by the scheme servers of
+ * `@tollgate/evm` and `@tollgate/svm` with what the facilitator reports for the network (Solana's fee
+ * payer). 503 `provider_unavailable` when the facilitator does not settle on the network.
+ */
+export async function createOffers(
+  facilitator: FacilitatorClient,
+  input: X402Asset & {
+    amount: bigint
+    payTo: string
+    methods: readonly SchemeName[]
+    maxTimeoutSeconds?: number
+  },
+): Promise<PaymentRequirements[]> {
+  const supported = await facilitator.getSupported()
+  const supportedKind = supported.kinds.find((k) => k.x402Version === 2 && k.network === input.entry.network)
+  if (!supportedKind) {
+    throw new AppError('provider_unavailable', {
+      message: `The facilitator does not settle on ${input.entry.chain} (${input.entry.network})`,
+    })
+  }
+  return input.methods.map((method) =>
+    servers[method].createRequirements({
+      asset: input.asset,
+      amount: input.amount,
+      payTo: input.payTo,
+      supportedKind,
+      ...(input.maxTimeoutSeconds === undefined ? {} : { maxTimeoutSeconds: input.maxTimeoutSeconds }),
+    }),
+  )
 }
 
 // The spec's v1 fields (`maxAmountRequired`, resource per offer) with the CAIP-2 network it shows.

@@ -6,7 +6,8 @@ import { parseX402Request } from './parse-x402-request.js'
 /** Reason given when a payment's payTo is not the merchant's (ours: the x402 reasons have none for it). */
 export const payToNotAllowedReason = 'invalid_pay_to_not_merchant_address'
 
-type Check = 'pass' | 'fail' | 'not_checked'
+/** Result of one check: passed, failed, or not reached because an earlier one failed. */
+export type Check = 'pass' | 'fail' | 'not_checked'
 type Checks = { timestamp: Check; nonce: Check; balance: Check }
 
 // Which check an x402 invalid reason belongs to. A failure in one of them means the earlier ones
@@ -17,22 +18,30 @@ const checkOf: [keyof Checks, RegExp][] = [
   ['balance', /insufficient|allowance_required/],
 ]
 
+/**
+ * Per-check results of a verdict: every check passes when it is valid; otherwise the check whose
+ * pattern matches `invalidReason` (else `fallback`, else none) fails, the earlier ones in `order`
+ * passed and the later ones were not reached.
+ */
+export function toOrderedChecks<K extends string>(
+  order: readonly K[],
+  patterns: readonly [K, RegExp][],
+  verdict: { isValid: boolean; invalidReason: string | undefined; fallback?: K },
+): Record<K, Check> {
+  const failed = verdict.isValid
+    ? undefined
+    : (patterns.find(([, pattern]) => pattern.test(verdict.invalidReason ?? ''))?.[0] ?? verdict.fallback)
+  const at = failed === undefined ? (verdict.isValid ? order.length : -1) : order.indexOf(failed)
+  const entries = order.map((name, index): [K, Check] => [
+    name,
+    at === -1 ? 'not_checked' : index < at ? 'pass' : index === at ? 'fail' : 'not_checked',
+  ])
+  return Object.fromEntries(entries) as Record<K, Check>
+}
+
 /** The per-check results of POST /x402/verify for a facilitator verdict (docs/x402-merchant.md). */
 export function toChecks(isValid: boolean, invalidReason: string | undefined): Checks {
-  if (isValid) {
-    return { timestamp: 'pass', nonce: 'pass', balance: 'pass' }
-  }
-  const failed = checkOf.find(([, pattern]) => pattern.test(invalidReason ?? ''))?.[0]
-  if (!failed) {
-    return { timestamp: 'not_checked', nonce: 'not_checked', balance: 'not_checked' }
-  }
-  const order: (keyof Checks)[] = ['timestamp', 'nonce', 'balance']
-  const at = order.indexOf(failed)
-  const entries = order.map((name, index) => [
-    name,
-    index < at ? 'pass' : index === at ? 'fail' : 'not_checked',
-  ])
-  return Object.fromEntries(entries) as Checks
+  return toOrderedChecks(['timestamp', 'nonce', 'balance'], checkOf, { isValid, invalidReason })
 }
 
 /**

@@ -14,7 +14,7 @@ import { createIncomingTransfers } from './create-incoming-transfers.js'
 import { deriveSecp256k1Key } from './derive-deposit-key.js'
 import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
-import { createJsonRpc } from './json-rpc.js'
+import { createJsonRpc, type JsonRpc } from './json-rpc.js'
 import { createOperatingKeys } from './operating-keys.js'
 import { sweepJobKind } from './run-sweep-job.js'
 import { createSolanaWatcher } from './solana-watcher.js'
@@ -49,7 +49,17 @@ export function createChainRails(
   })
   const hub = createIncomingHub()
   const addresses = createDepositAddresses(deps, { seed, chains })
-  const incoming = createIncomingTransfers(deps, { hub, chains, addresses })
+  const rpcs = new Map<string, JsonRpc>()
+  const rpcOf = (network: string) => {
+    const rpcUrl = options.networks?.[network]?.rpcUrl
+    if (!rpcUrl) {
+      return undefined
+    }
+    const rpc = rpcs.get(network) ?? createJsonRpc(rpcUrl, { network })
+    rpcs.set(network, rpc)
+    return rpc
+  }
+  const incoming = createIncomingTransfers(deps, { hub, chains, addresses, rpcOf })
   const environmentOf = (network: string): KeyEnvironment =>
     chains.getByNetwork('live', network) ? 'live' : 'test'
   const operatingKeys = createOperatingKeys(seed)

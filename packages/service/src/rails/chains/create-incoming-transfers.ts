@@ -9,6 +9,8 @@ import {
   selectIncomingTransfers,
   setIncomingStatus,
 } from './incoming-store.js'
+import type { JsonRpc } from './json-rpc.js'
+import { createKnownTransactionRecorder } from './record-known-transaction.js'
 
 /**
  * The incoming-transfer rail: subscriptions (delivered inside the recording transaction), the list of
@@ -18,11 +20,23 @@ import {
  */
 export function createIncomingTransfers(
   deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
-  options: { hub: IncomingHub; chains: ChainRegistry; addresses: DepositAddresses },
+  options: {
+    hub: IncomingHub
+    chains: ChainRegistry
+    addresses: DepositAddresses
+    /** JSON-RPC of each network with a node (for `recordTransaction`). */
+    rpcOf?: (network: string) => JsonRpc | undefined
+  },
 ): IncomingTransfers {
   const { hub, chains, addresses } = options
   return {
     subscribe: hub.subscribe,
+    recordTransaction: createKnownTransactionRecorder(deps, {
+      hub,
+      chains,
+      addresses,
+      rpcOf: options.rpcOf ?? (() => undefined),
+    }),
     list: (db, input) =>
       input.addressIds.length === 0
         ? Promise.resolve([])

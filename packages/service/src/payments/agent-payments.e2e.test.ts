@@ -1,0 +1,292 @@
+import { createKeyPairSignerFromBytes, createSolanaRpc, getBase58Encoder } from '@solana/kit'
+import type { PaymentRequirements } from '@tollgate/core'
+import {
+  DEFAULT_EVM_NETWORKS,
+  type LocalDevnet,
+  SOLANA_DEVNET_NETWORK,
+  startDevnet,
+  toViemChain,
+} from '@tollgate/devnet'
+import { approvePermit2, createEip3009Client, createPermit2Client } from '@tollgate/evm'
+import { createMemorySettlementStore, type Facilitator } from '@tollgate/facilitator'
+import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
+import { createSolanaClient } from '@tollgate/svm'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  type Hex,
+  http,
+  parseUnits,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
+import { createRails } from '../rails/create-rails.js'
+import { describeEachDatabase } from '../testing/each-database.js'
+import { createHarness, type Harness } from '../testing/harness.js'
+import { registerSessionHandlers } from './register-session-handlers.js'
+
+// Agents pay payment sessions through POST /payments/agent/verify and /settle on the devnet: the
+// service settles with its in-process facilitator (paying the gas) and the session closes through
+// the same state machine the watcher drives; the watcher, seeing the transaction later, adds nothing.
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
+type Json = Record<string, any>
+
+const BASE = 'eip155:84532'
+let devnet: LocalDevnet
+let facilitator: Facilitator
+let closeFacilitator: () => void
+
+beforeAll(async () => {
+  devnet = await startDevnet({ evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) } })
+  ;({ facilitator, close: closeFacilitator } = await createDevnetFacilitator(devnet, {
+    store: createMemorySettlementStore(),
+  }))
+})
+afterAll(async () => {
+  closeFacilitator?.()
+  await devnet?.stop()
+})
+
+const payerKey = (network: string) =>
+  devnet.wallets.find((w) => w.network === network && w.role === 'payer')?.privateKey ?? ''
+
+describeEachDatabase('agent payments on payment sessions', (getDb) => {
+  let h: Harness
+  let unsubscribe: () => void
+
+  beforeAll(async () => {
+    h = await createHarness(getDb(), {
+      facilitator,
+      rails: (base) =>
+        createRails(base, {
+          networks: devnet.networks,
+          pollIntervalMs: 100,
+          confirmations: { test: { base: 1, solana: 1 } },
+        }),
+    })
+    unsubscribe = registerSessionHandlers(h.deps)
+    await h.deps.rails.start()
+  })
+  afterAll(async () => {
+    await h.deps.rails.stop()
+    unsubscribe()
+  })
+
+  const post = async (path: string, json: unknown) => {
+    const res = await h.request(`/api/v1${path}`, { method: 'POST', json })
+    return { status: res.status, body: (await res.json()) as Json }
+  }
+  const open = async (chain: string, amount = '2.00'): Promise<Json> => {
+    const { status, body } = await post('/payments', {
+      title: 'Agent order',
+      amount,
+      currency: 'USD',
+      asset: 'USDC',
+      chain,
+      // With a customer the address is created with the session (else POST /payments/{reference}/address).
+      customer: { email: 'agent@example.com' },
+    })
+    expect(status).toBe(200)
+    return body.data
+  }
+  // What the merchant answers the agent with: x402 requirements paying the session's address.
+  const requirementsFor = async (session: Json, method: 'eip3009' | 'permit2' | 'solana') => {
+    const { status, body } = await post('/x402/requirements', {
+      chain: session.payment.chain,
+      asset: 'USDC',
+      amount: session.payment.amount,
+      payTo: session.payment.address,
+      x402Version: 2,
+    })
+    expect(status, JSON.stringify(body)).toBe(201)
+    const accepts = body.data.accepts as PaymentRequirements[]
+    const offer = accepts.find((a) => (method === 'permit2') === (a.extra?.assetTransferMethod === 'permit2'))
+    return offer as PaymentRequirements
+  }
+  const agentBody = (session: Json, scheme: string, payload: unknown) => ({
+    sessionReference: session.reference,
+    scheme,
+    chain: session.payment.chain,
+    asset: 'usdc',
+    payload,
+  })
+  const session = async (reference: string) =>
+    (await (
+      await h.request(`/api/v1/payments/reference/${reference}?includeTransactions=true`)
+    ).json()) as Json
+  const sessionTransactions = (id: string) =>
+    h.deps.db.selectFrom('payment_session_transactions').selectAll().where('session_id', '=', id).execute()
+
+  test('default: an eip3009 agent payment verifies, settles, completes the session once', async () => {
+    const opened = await open('base')
+    const requirements = await requirementsFor(opened, 'eip3009')
+    const client = createEip3009Client({ account: privateKeyToAccount(payerKey(BASE) as Hex) })
+    const signed = (await client.createPayload(requirements)) as Json
+    // The spec's flat eip3009 payload: from, to, value, validAfter, validBefore, nonce, signature.
+    const flat = { ...signed.authorization, signature: signed.signature }
+
+    const verified = await post('/payments/agent/verify', agentBody(opened, 'eip3009', flat))
+    expect(verified.status).toBe(200)
+    expect(verified.body.data).toMatchObject({
+      valid: true,
+      reason: null,
+      amount: opened.payment.amount,
+      checks: { session: 'pass', amount: 'pass', balance: 'pass', nonce: 'pass' },
+    })
+
+    const idempotent = { 'Idempotency-Key': `agent-${opened.reference}` }
+    const settle = async (headers: Record<string, string> = {}) => {
+      const res = await h.request('/api/v1/payments/agent/settle', {
+        method: 'POST',
+        json: agentBody(opened, 'eip3009', flat),
+        headers,
+      })
+      return { status: res.status, body: (await res.json()) as Json }
+    }
+    const settled = await settle(idempotent)
+    expect(settled.status).toBe(201)
+    const txHash = settled.body.data.transaction.txHash as string
+    expect(settled.body.data).toMatchObject({
+      transaction: { status: 'confirmed', amount: opened.payment.amount, chain: 'base', asset: 'USDC' },
+      session: { state: 'closed', payment: { status: 'completed', txHash } },
+    })
+    // The same request again with its Idempotency-Key is the stored answer; without one, the closed
+    // session refuses it before anything is sent. The watcher's polls add nothing either.
+    expect(await settle(idempotent)).toEqual(settled)
+    const refused = await settle()
+    expect([refused.status, refused.body.error.details.reason]).toEqual([400, 'session_closed'])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await sessionTransactions(opened.id)).toHaveLength(1)
+    const events = await h.deps.db
+      .selectFrom('events')
+      .select('type')
+      .where('merchant_id', '=', h.a.id)
+      .execute()
+    expect(events.filter((e) => e.type === 'payment.completed').length).toBeGreaterThanOrEqual(1)
+    expect((await session(opened.reference)).data.transactions).toHaveLength(1)
+    expect(await checkLedgerInvariants(h.deps)).toEqual([])
+  })
+
+  test('behavior: ten concurrent settles of one payment send one transfer and credit once', async () => {
+    const opened = await open('base', '0.75')
+    const requirements = await requirementsFor(opened, 'eip3009')
+    const client = createEip3009Client({ account: privateKeyToAccount(payerKey(BASE) as Hex) })
+    const payload = await client.createPayload(requirements)
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => post('/payments/agent/settle', agentBody(opened, 'eip3009', payload))),
+    )
+    const hashes = new Set(answers.flatMap((a) => (a.status === 201 ? [a.body.data.transaction.txHash] : [])))
+    expect(hashes.size).toBe(1)
+    // A settle that starts after the session closed is refused before sending anything.
+    for (const answer of answers.filter((a) => a.status !== 201)) {
+      expect([answer.status, answer.body.error.details.reason]).toEqual([400, 'session_closed'])
+    }
+    expect(await sessionTransactions(opened.id)).toHaveLength(1)
+    expect(await checkLedgerInvariants(h.deps)).toEqual([])
+  })
+
+  test('behavior: a permit2 agent payment completes the session', async () => {
+    const opened = await open('base', '1.50')
+    const network = devnet.networks[BASE]
+    const account = privateKeyToAccount(payerKey(BASE) as Hex)
+    const chain = network ? toViemChain(network) : undefined
+    const wallet = createWalletClient({ account, chain, transport: http(network?.rpcUrl) })
+    const reader = createPublicClient({ chain, transport: http(network?.rpcUrl) })
+    await reader.waitForTransactionReceipt({
+      hash: await approvePermit2({ wallet, token: network?.assets.USDC?.address as Address }),
+    })
+    const requirements = await requirementsFor(opened, 'permit2')
+    const payload = await createPermit2Client({ account }).createPayload(requirements)
+    const settled = await post('/payments/agent/settle', agentBody(opened, 'permit2', payload))
+    expect(settled.status).toBe(201)
+    expect(settled.body.data.session).toMatchObject({ state: 'closed', payment: { status: 'completed' } })
+    const paid = await reader.readContract({
+      address: network?.assets.USDC?.address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [opened.payment.address as Address],
+    })
+    expect(paid).toBe(parseUnits(opened.payment.amount, 6))
+  })
+
+  test('behavior: a solana agent payment completes the session', async () => {
+    const opened = await open('solana', '1.25')
+    // The session's USDC account must exist before a TransferChecked can pay it (docs/sessions.md).
+    await devnet.fund({
+      network: SOLANA_DEVNET_NETWORK,
+      address: opened.payment.address,
+      asset: 'USDC',
+      amount: 0n,
+    })
+    const requirements = await requirementsFor(opened, 'solana')
+    const signer = await createKeyPairSignerFromBytes(
+      getBase58Encoder().encode(payerKey(SOLANA_DEVNET_NETWORK)),
+    )
+    const client = createSolanaClient({
+      signer,
+      rpcs: {
+        [SOLANA_DEVNET_NETWORK]: createSolanaRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? ''),
+      },
+    })
+    const payload = await client.createPayload(requirements)
+    const verified = await post('/payments/agent/verify', agentBody(opened, 'solana', payload))
+    expect(verified.body.data, JSON.stringify(verified.body)).toMatchObject({
+      valid: true,
+      payer: signer.address,
+    })
+    const settled = await post('/payments/agent/settle', agentBody(opened, 'solana', payload))
+    expect(settled.status).toBe(201)
+    expect(settled.body.data.session).toMatchObject({ state: 'closed', payment: { status: 'completed' } })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await sessionTransactions(opened.id)).toHaveLength(1)
+  })
+
+  test('behavior: the wrong amount, an expired or closed session are refused with per-check results', async () => {
+    const opened = await open('base', '3.00')
+    const client = createEip3009Client({ account: privateKeyToAccount(payerKey(BASE) as Hex) })
+    const requirements = await requirementsFor(opened, 'eip3009')
+    const short = await client.createPayload({ ...requirements, amount: '1000' })
+    const wrong = await post('/payments/agent/verify', agentBody(opened, 'eip3009', short))
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.error).toMatchObject({
+      code: 'invalid_payment',
+      details: {
+        valid: false,
+        checks: { session: 'pass', recipient: 'pass', amount: 'fail', balance: 'not_checked' },
+      },
+    })
+    const refused = await post('/payments/agent/settle', agentBody(opened, 'eip3009', short))
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'invalid_payment'])
+    expect(await sessionTransactions(opened.id)).toHaveLength(0)
+
+    await h.deps.db
+      .updateTable('payment_sessions')
+      .set({ expires_at: new Date(Date.now() - 1_000) })
+      .where('id', '=', opened.id)
+      .execute()
+    const good = await client.createPayload(requirements)
+    const expired = await post('/payments/agent/settle', agentBody(opened, 'eip3009', good))
+    expect(expired.status).toBe(400)
+    expect(expired.body.error.details).toMatchObject({
+      reason: 'session_expired',
+      checks: { session: 'fail', amount: 'not_checked' },
+    })
+    expect(await sessionTransactions(opened.id)).toHaveLength(0)
+
+    const unknown = await post('/payments/agent/verify', {
+      ...agentBody(opened, 'eip3009', good),
+      sessionReference: 'nope',
+    })
+    expect(unknown.status).toBe(404)
+    const sol = await post('/payments/agent/verify', {
+      ...agentBody(opened, 'eip3009', good),
+      asset: 'SOL',
+      chain: 'solana',
+    })
+    expect([sol.status, sol.body.error.code]).toEqual([400, 'unsupported_asset_chain'])
+  })
+})
