@@ -70,7 +70,8 @@ export async function getX402Transaction(
   return row && toX402Transaction(deps, row)
 }
 
-function toX402Transaction(deps: Pick<Deps, 'rails'>, row: Row): X402Transaction {
+/** Renders a stored x402 transaction row as the spec's resource. */
+export function toX402Transaction(deps: Pick<Deps, 'rails'>, row: Row): X402Transaction {
   const entry = deps.rails.chains.getByNetwork(row.environment, row.network)
   const decimals = entry?.assets.find((a) => a.symbol === row.asset)?.decimals ?? 0
   return {

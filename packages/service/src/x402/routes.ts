@@ -153,11 +153,11 @@ export function createX402Routes(deps: Deps, facilitator: FacilitatorClient | un
     })
     .openapi(routes.settle, async (c) => {
       const { merchantId, environment } = c.get('auth')
-      const id = await settleX402(deps, need(), { merchantId, environment, body: c.req.valid('json') })
-      const transaction = await getX402Transaction(deps, { merchantId, environment, id })
-      if (!transaction) {
-        throw new AppError('internal_error', { message: `x402 transaction ${id} vanished` })
-      }
+      const transaction = await settleX402(deps, need(), {
+        merchantId,
+        environment,
+        body: c.req.valid('json'),
+      })
       return c.json(createEnvelope(transaction, 'Payment settled'), 201)
     })
     .openapi(routes.supported, async (c) => {

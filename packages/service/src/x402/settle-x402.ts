@@ -8,7 +8,9 @@ import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
 import { postTransaction } from '../ledger/post-transaction.js'
 import type { Db } from '../rails/types.js'
+import { toX402Transaction } from './list-x402-transactions.js'
 import { type MerchantX402Request, parseX402Request } from './parse-x402-request.js'
+import type { X402Transaction } from './schemas.js'
 
 type SettleInput = { merchantId: string; environment: KeyEnvironment; body: unknown }
 
@@ -16,13 +18,13 @@ type SettleInput = { merchantId: string; environment: KeyEnvironment; body: unkn
  * POST /x402/settle: settles a signed payment through the in-process facilitator (exactly once per
  * payment, however often it is called) and records it for the merchant. A payment to one of the
  * merchant's own x402 addresses credits its balance through the ledger, net of the x402 fee, once
- * per on-chain transaction. Returns the stored x402 transaction's id.
+ * per on-chain transaction. Returns the stored x402 transaction.
  */
 export async function settleX402(
   deps: Pick<Deps, 'db' | 'rails' | 'ids' | 'clock' | 'settings'>,
   facilitator: FacilitatorClient,
   input: SettleInput,
-): Promise<string> {
+): Promise<X402Transaction> {
   const parsed = await parseX402Request(deps, input)
   if (!parsed.payToAllowed) {
     throw new AppError('pay_to_not_allowed', {
@@ -79,7 +81,7 @@ export async function settleX402(
         },
       )
     }
-    return row.id
+    return toX402Transaction(deps, row)
   })
 }
 
@@ -129,7 +131,7 @@ async function recordTransaction(
 ) {
   const { parsed } = input
   const resource = parsed.normalized.paymentPayload.resource
-  await trx
+  const written = await trx
     .insertInto('x402_transactions')
     .values({
       id: deps.ids.create('x4t'),
@@ -160,16 +162,20 @@ async function recordTransaction(
         .doUpdateSet({ status: input.status })
         .where('x402_transactions.status', '=', 'pending'),
     )
-    .execute()
-  // Locks the row, so concurrent settles of one payment credit the ledger one after the other (once).
-  const row = await trx
-    .selectFrom('x402_transactions')
-    .selectAll()
-    .where('environment', '=', input.environment)
-    .where('network', '=', parsed.entry.network)
-    .where('tx_hash', '=', input.txHash)
-    .forUpdate()
-    .executeTakeFirstOrThrow()
+    .returningAll()
+    .executeTakeFirst()
+  // A row this statement wrote is locked until commit; an existing confirmed one is locked here, so
+  // concurrent settles of one payment credit the ledger one after the other (once).
+  const row =
+    written ??
+    (await trx
+      .selectFrom('x402_transactions')
+      .selectAll()
+      .where('environment', '=', input.environment)
+      .where('network', '=', parsed.entry.network)
+      .where('tx_hash', '=', input.txHash)
+      .forUpdate()
+      .executeTakeFirstOrThrow())
   if (row.merchant_id !== input.merchantId) {
     throw new AppError('not_found', { message: `Transaction ${input.txHash} not found` })
   }
