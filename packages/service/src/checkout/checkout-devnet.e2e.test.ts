@@ -70,6 +70,16 @@ describe(
       }
     })
 
+    const api = async (path: string, body?: Json): Promise<Json> => {
+      const res = await fetch(`${sandbox.manifest.apiUrl}${path}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.manifest.apiKey },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      })
+      expect(res.status, path).toBe(200)
+      return ((await res.json()) as Json).data
+    }
+
     const payer = () => {
       const wallet = sandbox.manifest.wallets.find((w) => w.network === BASE)
       const network = sandbox.devnet.networks[BASE]
@@ -100,19 +110,13 @@ describe(
     test.skipIf(!hasChromium)(
       'a customer chooses USDC on Base, pays from a wallet and lands on successUrl',
       async () => {
-        const res = await fetch(`${sandbox.manifest.apiUrl}/payments`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': sandbox.manifest.apiKey },
-          body: JSON.stringify({
-            title: 'Devnet order',
-            amount: '12.50',
-            currency: 'USD',
-            successUrl: `${merchantSite.url}/success`,
-            cancelUrl: `${merchantSite.url}/cancel`,
-          }),
+        const session = await api('/payments', {
+          title: 'Devnet order',
+          amount: '12.50',
+          currency: 'USD',
+          successUrl: `${merchantSite.url}/success`,
+          cancelUrl: `${merchantSite.url}/cancel`,
         })
-        expect(res.status).toBe(200)
-        const session = ((await res.json()) as Json).data
         const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
         await page.goto(session.url)
         const offered = await page
@@ -135,10 +139,7 @@ describe(
         // The sandbox's Base needs one confirmation, so the page goes from waiting to paid and on to successUrl.
         await wallet.payUsdc(address, atomic)
         await page.waitForURL(`${merchantSite.url}/success`, { timeout: 30_000 })
-        const read = await fetch(`${sandbox.manifest.apiUrl}/payments/reference/${session.reference}`, {
-          headers: { 'x-api-key': sandbox.manifest.apiKey },
-        })
-        const paid = ((await read.json()) as Json).data
+        const paid = await api(`/payments/reference/${session.reference}`)
         expect(paid).toMatchObject({ state: 'closed', payment: { status: 'completed', address } })
         await page.close()
       },
@@ -147,18 +148,12 @@ describe(
     test.skipIf(!hasChromium)(
       'a customer chooses USDC on Solana, sees the Solana Pay request, pays on LiteSVM and lands on successUrl',
       async () => {
-        const res = await fetch(`${sandbox.manifest.apiUrl}/payments`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': sandbox.manifest.apiKey },
-          body: JSON.stringify({
-            title: 'Solana order',
-            amount: '7.25',
-            currency: 'USD',
-            successUrl: `${merchantSite.url}/success`,
-          }),
+        const session = await api('/payments', {
+          title: 'Solana order',
+          amount: '7.25',
+          currency: 'USD',
+          successUrl: `${merchantSite.url}/success`,
         })
-        expect(res.status).toBe(200)
-        const session = ((await res.json()) as Json).data
         const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
         await page.goto(session.url)
         await page.getByLabel('Pay with').selectOption('USDC:solana')
@@ -201,10 +196,7 @@ describe(
         // Blocks on top of the transfer's, so the sandbox's one Solana confirmation is reached.
         devnet.solana?.advanceBlocks(2)
         await page.waitForURL(`${merchantSite.url}/success`, { timeout: 30_000 })
-        const read = await fetch(`${sandbox.manifest.apiUrl}/payments/reference/${session.reference}`, {
-          headers: { 'x-api-key': sandbox.manifest.apiKey },
-        })
-        const paid = ((await read.json()) as Json).data
+        const paid = await api(`/payments/reference/${session.reference}`)
         expect(paid).toMatchObject({
           state: 'closed',
           payment: { status: 'completed', chain: 'solana', asset: 'USDC', address },

@@ -1,11 +1,11 @@
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { type Listening, listen } from '../sandbox/listen.js'
-import { artifactDir, hasChromium, launchChromium } from '../testing/browser.js'
+import type { Listening } from '../sandbox/listen.js'
+import { artifactDir, hasChromium, launchChromium, listenHarness } from '../testing/browser.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails } from '../testing/fake-session-rails.js'
-import { createHarness, type Harness } from '../testing/harness.js'
+import type { Harness } from '../testing/harness.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -26,16 +26,7 @@ describeEachDatabase(
       if (!hasChromium) {
         return
       }
-      let app: Harness['app'] | undefined
-      server = await listen((request) => (app as Harness['app']).fetch(request), {
-        port: 0,
-        host: '127.0.0.1',
-      })
-      h = await createHarness(getDb(), {
-        rails: createFakeSessionRails,
-        settings: { publicBaseUrl: server.url },
-      })
-      app = h.app
+      ;({ h, server } = await listenHarness(getDb(), { rails: createFakeSessionRails }))
       browser = await launchChromium()
       shots = await artifactDir('payment-pages')
     })
@@ -89,7 +80,7 @@ describeEachDatabase(
         expect(await tab.locator('#fiat-amount').textContent()).toContain('44.00 USD')
         expect(await tab.locator('h1').textContent()).toBe('Lagos coffee')
 
-        const [session] = await sessionsOf(paymentPage)
+        const [session] = (await sessionsOf(paymentPage)) as [Json]
         expect(session).toMatchObject({
           title: 'Lagos coffee',
           description: '2 × Beans 1 kg, 1 × Mug',
