@@ -165,8 +165,9 @@ export function createPaymentPageRoutes(deps: Deps) {
  */
 export function createPublicPaymentPageRoutes(deps: Deps, rateLimiter: RateLimiter) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  app.use('/payments/pages/:reference/sessions', createRateLimitMiddleware(rateLimiter, getClientIp))
-  app.use('/payments/pages/:reference/sessions', createUrlTextGuard())
+  // GET only: other methods on this path fall through to the keyed API (and its per-key limit).
+  app.on('GET', '/payments/pages/:reference/sessions', createRateLimitMiddleware(rateLimiter, getClientIp))
+  app.on('GET', '/payments/pages/:reference/sessions', createUrlTextGuard())
   return app.openapi(publicRoute, async (c) => {
     const key = c.req.header('x-api-key')
     if (key !== undefined && !(await authenticateApiKey(deps, key))) {
