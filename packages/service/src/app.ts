@@ -3,7 +3,11 @@ import type { FacilitatorClient } from '@tollgate/core'
 import { drainUnreadBody } from '@tollgate/facilitator'
 import { requireApiKey } from './auth/require-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
-import { type CheckoutRoutesOptions, createCheckoutRoutes } from './checkout/routes.js'
+import {
+  type CheckoutRoutesOptions,
+  createCheckoutRoutes,
+  defaultCheckoutRateLimit,
+} from './checkout/routes.js'
 import { createCustomerRoutes } from './customers/routes.js'
 import { createDepositAccountRoutes } from './deposits/account-routes.js'
 import { createDepositRoutes } from './deposits/routes.js'
@@ -21,6 +25,8 @@ import { createRequestContext } from './http/request-context.js'
 import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
 import { createJobMetrics } from './jobs/job-metrics.js'
+import { createHostedPaymentPageRoutes } from './payment-pages/hosted-routes.js'
+import { createPaymentPageRoutes, createPublicPaymentPageRoutes } from './payment-pages/routes.js'
 import { createAgentPaymentRoutes } from './payments/agent-routes.js'
 import { createPaymentRoutes } from './payments/routes.js'
 import { createSettlementRoutes } from './payments/settlement-routes.js'
@@ -95,7 +101,15 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   })
   app.route('/', createDocsRoutes())
   // Public hosted pages (docs/checkout.md): no API key, their own per-IP limit, outside /api/v1.
-  app.route('/', createCheckoutRoutes(deps, options.checkout))
+  // One per-IP budget for every public surface: checkout, payment pages and their public view.
+  const checkout = {
+    ...options.checkout,
+    rateLimiter: options.checkout?.rateLimiter ?? createRateLimiter(defaultCheckoutRateLimit),
+  }
+  app.route('/', createCheckoutRoutes(deps, checkout))
+  app.route('/', createHostedPaymentPageRoutes(deps, checkout))
+  // Keyless, so mounted before the API's key middleware: its handler answers first.
+  app.route('/api/v1', createPublicPaymentPageRoutes(deps, checkout.rateLimiter))
   app.route('/api/v1', createApiRoutes(deps, { ...options, webhookMetrics }))
   return app
 }
@@ -117,6 +131,7 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createAgentPaymentRoutes(deps, options.facilitator))
   api.route('/', createPaymentRoutes(deps))
   api.route('/', createSettlementRoutes(deps))
+  api.route('/', createPaymentPageRoutes(deps))
   api.route('/', createSwapRoutes(deps))
   api.route('/', createCustomerRoutes(deps))
   api.route('/', createDepositAccountRoutes(deps))

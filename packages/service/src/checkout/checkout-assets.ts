@@ -31,6 +31,14 @@ code{font:14px/1.4 ui-monospace,Menlo,Consolas,monospace;word-break:break-all;ba
 .error{color:#8c1d18;font-weight:600}
 a{color:#0b57d0}
 footer{text-align:center;font-size:.85rem;color:#4b5563}
+input{font:inherit;width:100%;min-height:44px;padding:.5rem;border:1px solid #6b7280;border-radius:8px;background:#fff;color:#1a1a1a}
+input[aria-invalid=true]{border:2px solid #8c1d18}
+fieldset{border:0;padding:0;margin:0 0 1rem}
+legend{font-weight:600;margin-bottom:.5rem}
+.product{display:flex;gap:.75rem;align-items:center;justify-content:space-between;padding:.5rem 0;border-top:1px solid #e5e7eb}
+.product input[type=number]{width:5.5rem}
+.product input[type=checkbox]{width:24px;min-height:24px;height:24px}
+.hero{width:100%;max-height:200px;object-fit:cover;border-radius:8px;margin-bottom:.75rem}
 `
 
 /**

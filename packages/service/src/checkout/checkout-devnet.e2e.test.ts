@@ -1,15 +1,25 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DEFAULT_EVM_NETWORKS, startDevnet, toViemChain, usdcLikeAbi } from '@tollgate/devnet'
+import {
+  DEFAULT_EVM_NETWORKS,
+  type LocalDevnet,
+  SOLANA_DEVNET_NETWORK,
+  startDevnet,
+  toViemChain,
+  usdcLikeAbi,
+} from '@tollgate/devnet'
 import type { Browser } from 'playwright-core'
 import { type Address, createPublicClient, createWalletClient, type Hash, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../http/create-logger.js'
+import { createChainRegistry } from '../rails/chains/create-chain-registry.js'
+import { createJsonRpc } from '../rails/chains/json-rpc.js'
 import type { Listening } from '../sandbox/listen.js'
 import { type Sandbox, startSandbox } from '../sandbox/start-sandbox.js'
 import { artifactDir, hasChromium, launchChromium, listenMerchantSite } from '../testing/browser.js'
+import { sendSplTransfer } from '../testing/send-solana-transfer.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -26,6 +36,7 @@ describe(
     let sandbox: Sandbox
     let merchantSite: Listening
     let browser: Browser
+    let devnet: LocalDevnet
 
     beforeAll(async () => {
       if (!hasChromium) {
@@ -37,15 +48,18 @@ describe(
         dataDir: join(dir, 'data'),
         logger: createLogger({ level: 'silent' }),
         watcherIntervalMs: 100,
-        startDevnet: () =>
-          startDevnet({
-            solana: false,
+        startDevnet: async () => {
+          // Base on anvil and Solana on LiteSVM (in process); kept to advance Solana's blocks.
+          devnet = await startDevnet({
             evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
-          }),
+          })
+          return devnet
+        },
       })
       merchantSite = await listenMerchantSite()
       browser = await launchChromium()
-    })
+      // Two chains, the sandbox and Chromium start here: minutes on a loaded machine, not a speed claim.
+    }, 240_000)
 
     afterAll(async () => {
       await browser?.close()
@@ -55,6 +69,16 @@ describe(
         await rm(dir, { recursive: true, force: true })
       }
     })
+
+    const api = async (path: string, body?: Json): Promise<Json> => {
+      const res = await fetch(`${sandbox.manifest.apiUrl}${path}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { 'content-type': 'application/json', 'x-api-key': sandbox.manifest.apiKey },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      })
+      expect(res.status, path).toBe(200)
+      return ((await res.json()) as Json).data
+    }
 
     const payer = () => {
       const wallet = sandbox.manifest.wallets.find((w) => w.network === BASE)
@@ -86,19 +110,13 @@ describe(
     test.skipIf(!hasChromium)(
       'a customer chooses USDC on Base, pays from a wallet and lands on successUrl',
       async () => {
-        const res = await fetch(`${sandbox.manifest.apiUrl}/payments`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': sandbox.manifest.apiKey },
-          body: JSON.stringify({
-            title: 'Devnet order',
-            amount: '12.50',
-            currency: 'USD',
-            successUrl: `${merchantSite.url}/success`,
-            cancelUrl: `${merchantSite.url}/cancel`,
-          }),
+        const session = await api('/payments', {
+          title: 'Devnet order',
+          amount: '12.50',
+          currency: 'USD',
+          successUrl: `${merchantSite.url}/success`,
+          cancelUrl: `${merchantSite.url}/cancel`,
         })
-        expect(res.status).toBe(200)
-        const session = ((await res.json()) as Json).data
         const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
         await page.goto(session.url)
         const offered = await page
@@ -121,11 +139,68 @@ describe(
         // The sandbox's Base needs one confirmation, so the page goes from waiting to paid and on to successUrl.
         await wallet.payUsdc(address, atomic)
         await page.waitForURL(`${merchantSite.url}/success`, { timeout: 30_000 })
-        const read = await fetch(`${sandbox.manifest.apiUrl}/payments/reference/${session.reference}`, {
-          headers: { 'x-api-key': sandbox.manifest.apiKey },
-        })
-        const paid = ((await read.json()) as Json).data
+        const paid = await api(`/payments/reference/${session.reference}`)
         expect(paid).toMatchObject({ state: 'closed', payment: { status: 'completed', address } })
+        await page.close()
+      },
+    )
+
+    test.skipIf(!hasChromium)(
+      'a customer chooses USDC on Solana, sees the Solana Pay request, pays on LiteSVM and lands on successUrl',
+      async () => {
+        const session = await api('/payments', {
+          title: 'Solana order',
+          amount: '7.25',
+          currency: 'USD',
+          successUrl: `${merchantSite.url}/success`,
+        })
+        const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
+        await page.goto(session.url)
+        await page.getByLabel('Pay with').selectOption('USDC:solana')
+        await page.getByRole('button', { name: 'Continue' }).click()
+        await page.waitForSelector('#address')
+        const address = (await page.textContent('#address')) ?? ''
+        const amount = (await page.textContent('#amount')) ?? ''
+        expect(address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+        expect(await page.textContent('#address-label')).toContain('Solana')
+        const network = devnet.networks[SOLANA_DEVNET_NETWORK]
+        const mint = network?.assets.USDC?.address
+        const solanaPay = `solana:${address}?amount=${amount.replace(/\.?0+$/, '')}&spl-token=${mint}`
+        expect(await page.getByRole('link', { name: 'Open in wallet' }).getAttribute('href')).toBe(solanaPay)
+        expect(await page.locator('.qr').getAttribute('aria-label')).toContain(solanaPay)
+        expect(await page.locator('.qr svg').count()).toBe(1)
+        expect(await page.locator('#status').getAttribute('data-status')).toBe('waiting')
+        await page.screenshot({
+          path: join(await artifactDir('checkout'), 'checkout-solana.png'),
+          fullPage: true,
+        })
+
+        // A Solana Pay wallet creates the session address's token account when it is missing; the
+        // devnet's fund (0 USDC) does that step here, then the payer sends TransferChecked.
+        await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address, asset: 'USDC', amount: 0n })
+        const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+        const usdc = createChainRegistry({ networks: devnet.networks })
+          .get('test', 'solana')
+          ?.assets.find((a) => a.symbol === 'USDC')
+        if (!payer || !usdc || !network) {
+          throw new Error('no Solana payer or USDC on the devnet')
+        }
+        const rpc = createJsonRpc(network.rpcUrl, { network: SOLANA_DEVNET_NETWORK })
+        await sendSplTransfer(rpc, {
+          secret: payer.privateKey,
+          payer: payer.address,
+          owner: address,
+          asset: usdc,
+          amount: BigInt(amount.replace('.', '')),
+        })
+        // Blocks on top of the transfer's, so the sandbox's one Solana confirmation is reached.
+        devnet.solana?.advanceBlocks(2)
+        await page.waitForURL(`${merchantSite.url}/success`, { timeout: 30_000 })
+        const paid = await api(`/payments/reference/${session.reference}`)
+        expect(paid).toMatchObject({
+          state: 'closed',
+          payment: { status: 'completed', chain: 'solana', asset: 'USDC', address },
+        })
         await page.close()
       },
     )

@@ -6,11 +6,17 @@ import { inTransaction } from '../db/in-transaction.js'
 import { expirePaymentSession } from '../payments/expire-payment-session.js'
 import { registerSessionHandlers } from '../payments/register-session-handlers.js'
 import type { IncomingTransfer } from '../rails/types.js'
-import { type Listening, listen } from '../sandbox/listen.js'
-import { artifactDir, hasChromium, launchChromium, listenMerchantSite } from '../testing/browser.js'
+import type { Listening } from '../sandbox/listen.js'
+import {
+  artifactDir,
+  hasChromium,
+  launchChromium,
+  listenHarness,
+  listenMerchantSite,
+} from '../testing/browser.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails, type FakeSessionRails } from '../testing/fake-session-rails.js'
-import { createHarness, type Harness } from '../testing/harness.js'
+import type { Harness } from '../testing/harness.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -34,21 +40,13 @@ describeEachDatabase(
       if (!hasChromium) {
         return
       }
-      // The app is created after the port is known, since session URLs start with the public base URL.
-      let app: Harness['app'] | undefined
-      server = await listen((request) => (app as Harness['app']).fetch(request), {
-        port: 0,
-        host: '127.0.0.1',
-      })
-      h = await createHarness(getDb(), {
+      ;({ h, server } = await listenHarness(getDb(), {
         rails: (base) => {
           rails = createFakeSessionRails(base)
           return rails
         },
-        settings: { publicBaseUrl: server.url },
         checkout: { pollMs: 100 },
-      })
-      app = h.app
+      }))
       h.deps.clock = { now: () => new Date(Date.now() + offsetMs) }
       registerSessionHandlers(h.deps)
       merchantSite = await listenMerchantSite()

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { AppError, isAppError } from '@tollgate/core'
-import { type Context, Hono } from 'hono'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import QRCode from 'qrcode'
@@ -41,7 +41,7 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
   const pollMs = options.pollMs ?? 1000
   const maxStreams = options.maxStreamsPerIp ?? 20
   const streams = new Map<string, number>()
-  app.onError((error, c) => renderError(c, error))
+  app.onError((error, c) => renderHostedError(c, error))
   app.use(
     '/checkout/*',
     createRateLimitMiddleware(
@@ -49,13 +49,7 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
       getClientIp,
     ),
   )
-  app.use('/checkout/*', async (c, next) => {
-    await next()
-    c.header('Cache-Control', 'no-store')
-    c.header('X-Content-Type-Options', 'nosniff')
-    // Same-origin: our own form posts carry their Origin; other sites never see the reference.
-    c.header('Referrer-Policy', 'same-origin')
-  })
+  app.use('/checkout/*', hostedHeaders)
 
   const createSample = options.createSampleSession
   if (createSample) {
@@ -146,6 +140,15 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
   return app
 }
 
+/** Headers of every hosted-page response: never cached, never sniffed, no reference leaked by Referer. */
+export const hostedHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next()
+  c.header('Cache-Control', 'no-store')
+  c.header('X-Content-Type-Options', 'nosniff')
+  // Same-origin: our own form posts carry their Origin; other sites never see the reference.
+  c.header('Referrer-Policy', 'same-origin')
+}
+
 /** The data of one `status` server-sent event: exactly what the page updates, nothing more. */
 export function toStatusEvent(checkout: Checkout) {
   return {
@@ -174,7 +177,8 @@ async function renderCheckout(
   )
 }
 
-function renderError(c: Context<AppEnv>, error: unknown) {
+/** Renders an error of a hosted page as HTML (404: the link does not exist), logging unexpected ones. */
+export function renderHostedError(c: Context<AppEnv>, error: unknown) {
   const mapped = toHttpError(error)
   if (mapped.unexpected) {
     c.get('logger')?.error({ err: error, code: isAppError(error) ? error.code : undefined }, 'request failed')
@@ -197,9 +201,12 @@ function renderError(c: Context<AppEnv>, error: unknown) {
   )
 }
 
-// A cross-site form must not choose a customer's asset: a browser says where a request comes from
-// (Sec-Fetch-Site, Origin); non-browser clients send neither and are only rate-limited.
-function assertSameOrigin(c: Context<AppEnv>, publicBaseUrl: string): void {
+/**
+ * Refuses a cross-site form post with 403 `forbidden`: a cross-site form must not act for a customer.
+ * A browser says where a request comes from (Sec-Fetch-Site, Origin); non-browser clients send
+ * neither and are only rate-limited.
+ */
+export function assertSameOrigin(c: Context<AppEnv>, publicBaseUrl: string): void {
   const site = c.req.header('sec-fetch-site')
   const origin = c.req.header('origin')
   const crossSite = site !== undefined && site !== 'same-origin' && site !== 'none'

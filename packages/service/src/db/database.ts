@@ -3,6 +3,7 @@ import type { DepositsSwapsTables } from './schema/deposits-swaps.js'
 import type { JobsEventsTables } from './schema/jobs-events.js'
 import type { LedgerTables } from './schema/ledger.js'
 import type { MerchantsTables } from './schema/merchants.js'
+import type { PaymentPagesTables } from './schema/payment-pages.js'
 import type { PaymentSessionsTables } from './schema/payment-sessions.js'
 import type { PayoutsTables } from './schema/payouts.js'
 import type { RailsChainTables } from './schema/rails-chain.js'
@@ -22,4 +23,5 @@ export interface Database
     RailsChainTables,
     RailsFiatTables,
     WebhooksTables,
-    X402Tables {}
+    X402Tables,
+    PaymentPagesTables {}

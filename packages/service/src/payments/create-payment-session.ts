@@ -17,6 +17,8 @@ export type CreatePaymentSessionInput = {
   environment: KeyEnvironment
   format: ResponseFormat
   body: CreatePaymentSessionBody
+  /** The payment page the session was made from (its public reference), if any. */
+  pageReference?: string
 }
 
 /**
@@ -93,6 +95,7 @@ export async function createPaymentSession(
         state: 'open',
         payment_status: 'pending',
         is_underpayment_accepted: body.isUnderpaymentAccepted ?? false,
+        page_reference: input.pageReference ?? null,
         expires_at: expiresAt,
         created_at: now,
         updated_at: now,
