@@ -2384,7 +2384,7 @@ export const multicall3Abi = [
   },
 ] as const
 
-/** ABI of undefined */
+/** ABI of Token with FiatToken v2.2's storage layout (packed balance+blacklist word at slot 9), EIP-3009, no ERC-5267. */
 export const fiatTokenLikeAbi = [
   {
     anonymous: false,

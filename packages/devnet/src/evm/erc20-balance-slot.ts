@@ -22,7 +22,9 @@ const PROBE = 0x7ab1e5_c0ffee_5107n
 const word = (value: bigint) => numberToHex(value, { size: 32 })
 
 /** The storage key of `holder`'s entry in a balance mapping declared at `slot`. */
-export function balanceStorageKey(holder: `0x${string}`, { slot, order }: BalanceSlot): `0x${string}` {
+export function balanceStorageKey(address: `0x${string}`, { slot, order }: BalanceSlot): `0x${string}` {
+  // Any letter case: the word is the same, and viem refuses a mixed-case address with a bad checksum.
+  const holder = address.toLowerCase() as `0x${string}`
   return keccak256(
     order === 'solidity'
       ? encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, slot])
@@ -31,7 +33,11 @@ export function balanceStorageKey(holder: `0x${string}`, { slot, order }: Balanc
 }
 
 async function readBalance(rpc: JsonRpc, token: `0x${string}`, holder: `0x${string}`): Promise<bigint> {
-  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [holder] })
+  const data = encodeFunctionData({
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [holder.toLowerCase() as `0x${string}`],
+  })
   return hexToBigInt(await rpc.request<`0x${string}`>('eth_call', [{ to: token, data }, 'latest']))
 }
 

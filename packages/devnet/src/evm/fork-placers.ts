@@ -85,13 +85,17 @@ export async function sendForkTransaction(
     const receipt = await rpc.request<Receipt>('eth_getTransactionReceipt', [hash])
     if (receipt) {
       if (receipt.status !== '0x1') {
-        throw createDevnetError(`${network}: transaction ${hash} to ${tx.to} reverted on the fork`, { network })
+        throw createDevnetError(`${network}: transaction ${hash} to ${tx.to} reverted on the fork`, {
+          network,
+        })
       }
       return
     }
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  throw createDevnetError(`${network}: transaction ${hash} to ${tx.to} was not mined on the fork`, { network })
+  throw createDevnetError(`${network}: transaction ${hash} to ${tx.to} was not mined on the fork`, {
+    network,
+  })
 }
 
 /** Arachnid's CREATE2 deployer, which the Permit2 placer deploys through. */

@@ -58,15 +58,18 @@ export async function startForkChain(parameters: StartForkChainParameters): Prom
     const blockNumber = hexToNumber(await rpc.request<`0x${string}`>('eth_blockNumber'))
     const holders = [...parameters.payers.map((p) => p.address), ...parameters.funded]
     const devAccounts = [parameters.owner, ...parameters.payers.map((p) => p.address), ...parameters.relayers]
-    await rpc.batch([
-      // The default mnemonic's keys are public: on real chains their accounts carry EIP-7702
-      // delegations to sweepers, which would turn their signatures into ERC-1271 calls. Plain EOAs here.
-      ...devAccounts.map((address) => ({ method: 'anvil_setCode', params: [address, '0x'] })),
-      ...[...devAccounts, ...parameters.funded].map((address) => ({
-        method: 'anvil_setBalance',
-        params: [address, numberToHex(WALLET_GAS)],
-      })),
-    ])
+    // Every wallet holds exactly WALLET_GAS once the fork is ready (given again after the approvals).
+    const giveGas = () =>
+      rpc.batch(
+        [...devAccounts, ...parameters.funded].map((address) => ({
+          method: 'anvil_setBalance',
+          params: [address, numberToHex(WALLET_GAS)],
+        })),
+      )
+    // The default mnemonic's keys are public: on real chains their accounts carry EIP-7702
+    // delegations to sweepers, which would turn their signatures into ERC-1271 calls. Plain EOAs here.
+    await rpc.batch(devAccounts.map((address) => ({ method: 'anvil_setCode', params: [address, '0x'] })))
+    await giveGas()
     const contracts: PlacedContract[] = []
     for (const placer of parameters.placers) {
       const context = { network: fork.network, chainId, rpcUrl: anvil.rpcUrl, rpc, sender: parameters.owner }
@@ -89,6 +92,7 @@ export async function startForkChain(parameters: StartForkChainParameters): Prom
         approvePermit2(rpc, fork.network, { owner, impersonate: true }, assets),
       ),
     ])
+    await giveGas()
     const network: DevnetNetwork = {
       network: fork.network,
       kind: 'evm',
