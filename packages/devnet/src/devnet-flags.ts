@@ -16,7 +16,7 @@ export const DEVNET_FLAGS_HELP = `Devnet flags (repeatable):
                             --fork eip155:8453=https://base-mainnet.example/v2/KEY) instead of
                             a fresh chain: its real tokens and Permit2 are used, what it lacks
                             (x402 Permit2 proxy, Multicall3) is placed, wallets are funded by
-                            writing token storage. Nothing is ever sent to the upstream RPC.
+                            writing token storage. The fork only reads from the upstream RPC.
                             Solana has no fork: it always stays on LiteSVM.
   --fund <address>          Give an EVM address 10,000 of the native coin, 1,000,000 of every
                             x402 token and a Permit2 approval, on every EVM network.`

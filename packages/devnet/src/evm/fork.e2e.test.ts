@@ -21,6 +21,7 @@ const BASE_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
 // Fresh addresses nobody holds a key for: what `--fund` is given.
 const FUNDED = '0x00000000000000000000000000000000f0dd0001'
 const STRANGER = '0x00000000000000000000000000000000f0dd0002'
+const FUNDED_FRESH = '0x00000000000000000000000000000000f0dd0005'
 
 const clientOf = (rpcUrl: string) => createPublicClient({ transport: http(rpcUrl), pollingInterval: 50 })
 const usdcOf = (rpcUrl: string, holder: `0x${string}`) =>
@@ -39,7 +40,10 @@ describe('fork of a devnet chain (OpenZeppelin layout, every contract already th
   let upstreamUrl: string
 
   beforeAll(async () => {
-    upstream = await startEvmDevnet({ networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) })
+    upstream = await startEvmDevnet({
+      networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE),
+      fund: [FUNDED_FRESH],
+    })
     upstreamUrl = upstream.networks[BASE]?.rpcUrl as string
     recorder = await startRpcRecorder(upstreamUrl)
     fork = await startEvmDevnet({
@@ -117,6 +121,31 @@ describe('fork of a devnet chain (OpenZeppelin layout, every contract already th
     expect(await upstreamClient.getBlockNumber()).toBe(blockBefore)
     expect(recorder.methods.length).toBeGreaterThan(0)
     expect(recorder.methods.filter((m) => !isReadOnlyRpcMethod(m))).toEqual([])
+  })
+
+  test('default: --fund without --fork funds a fresh chain too: gas, every token, Permit2 approvals', async () => {
+    const client = clientOf(upstreamUrl)
+    expect(await client.getBalance({ address: FUNDED_FRESH })).toBe(10n ** 22n)
+    for (const asset of Object.values(upstream.networks[BASE]?.assets ?? {})) {
+      const token = asset.address as `0x${string}`
+      const read = (functionName: 'balanceOf' | 'allowance') =>
+        functionName === 'balanceOf'
+          ? client.readContract({ address: token, abi: erc20Abi, functionName, args: [FUNDED_FRESH] })
+          : client.readContract({
+              address: token,
+              abi: erc20Abi,
+              functionName,
+              args: [FUNDED_FRESH, PERMIT2_ADDRESS],
+            })
+      expect([asset.symbol, await read('balanceOf')]).toEqual([asset.symbol, 1_000_000n * 10n ** 6n])
+      expect(await read('allowance')).toBe(maxUint256)
+    }
+  })
+
+  test('behavior: an RPC serving another chain than the network named is refused at start', async () => {
+    await expect(
+      startEvmDevnet({ networks: [], forks: [{ network: 'eip155:421614', rpcUrl: upstreamUrl }] }),
+    ).rejects.toThrow('eip155:421614: the fork RPC serves chain id 84532, not 421614')
   })
 
   test('default: the balance slot of an OpenZeppelin token is mapping slot 0', async () => {

@@ -60,7 +60,8 @@ type RunningChain = {
 /**
  * Starts one anvil per network in parallel, with the public testnet's chain id, canonical Permit2, the
  * x402 exact Permit2 proxy, Multicall3 and the tokens at the testnet's addresses, and funded wallets
- * from anvil's default mnemonic (account 0 is the token owner, then payers, then relayers).
+ * from anvil's default mnemonic (account 0 is the token owner, then payers, then relayers). A network
+ * in `forks` runs as an anvil fork of its RPC instead (docs/fork-testing.md).
  */
 export async function startEvmDevnet(options: StartEvmDevnetOptions = {}): Promise<EvmDevnet> {
   const configs = options.networks ?? DEFAULT_EVM_NETWORKS
@@ -75,57 +76,63 @@ export async function startEvmDevnet(options: StartEvmDevnetOptions = {}): Promi
 
   const funded = options.fund ?? []
   const forks = options.forks ?? []
-  const fresh = configs.filter((config) => !forks.some((fork) => fork.network === config.network))
   const accounts = 1 + payerCount + relayerCount
-  const started = await Promise.allSettled([
-    ...fresh.map(async (config): Promise<RunningChain> => {
-      const anvil = await spawnAnvil({ chainId: config.chainId, accounts, network: config.network })
-      const rpc = createJsonRpc(anvil.rpcUrl, config.network)
-      try {
-        // `--fund` addresses are funded and approved in storage like the payers, in the same batch.
-        const holders = [...payers, ...funded.map((address) => ({ address, permit2Approved: true }))]
-        await setupEvmFixtures({ rpc, config, owner, payers: holders, payerBalance: PAYER_TOKENS })
-        if (funded.length > 0) {
-          await rpc.batch(
-            funded.map((a) => ({ method: 'anvil_setBalance', params: [a, numberToHex(WALLET_GAS)] })),
-          )
-        }
-        await applyMining(rpc, options.mining ?? 'auto')
-      } catch (error) {
-        await anvil.stop()
-        throw error
+  // A fork takes the place of the fresh chain of its network (same position in the output); forks
+  // of other networks come after the fresh ones.
+  const plan: (EvmNetworkConfig | EvmFork)[] = [
+    ...configs.map((config) => forks.find((fork) => fork.network === config.network) ?? config),
+    ...forks.filter((fork) => !configs.some((config) => config.network === fork.network)),
+  ]
+  const startFresh = async (config: EvmNetworkConfig): Promise<RunningChain> => {
+    const anvil = await spawnAnvil({ chainId: config.chainId, accounts, network: config.network })
+    const rpc = createJsonRpc(anvil.rpcUrl, config.network)
+    try {
+      // `--fund` addresses are funded and approved in storage like the payers, in the same batch.
+      const holders = [...payers, ...funded.map((address) => ({ address, permit2Approved: true }))]
+      await setupEvmFixtures({ rpc, config, owner, payers: holders, payerBalance: PAYER_TOKENS })
+      if (funded.length > 0) {
+        await rpc.batch(
+          funded.map((a) => ({ method: 'anvil_setBalance', params: [a, numberToHex(WALLET_GAS)] })),
+        )
       }
-      return {
-        ...anvil,
-        rpc,
-        network: toDevnetNetwork(config, anvil.rpcUrl),
-        addTokens: (token, address, amount) => addFixtureTokens(rpc, token, address, amount),
-      }
-    }),
-    ...forks.map(async (fork): Promise<RunningChain> => {
-      const chain = await startForkChain({
-        fork,
-        accounts,
-        owner: owner.address,
-        payers,
-        relayers: relayers.map((r) => r.address),
-        funded,
-        payerBalance: PAYER_TOKENS,
-        placers: options.placers ?? DEFAULT_FORK_PLACERS,
-      })
-      try {
-        await applyMining(chain.rpc, options.mining ?? 'auto')
-      } catch (error) {
-        await chain.stop()
-        throw error
-      }
-      return {
-        ...chain,
-        addTokens: (token, address, amount) =>
-          chain.balances.add(token.address as `0x${string}`, address, amount),
-      }
-    }),
-  ])
+      await applyMining(rpc, options.mining ?? 'auto')
+    } catch (error) {
+      await anvil.stop()
+      throw error
+    }
+    return {
+      ...anvil,
+      rpc,
+      network: toDevnetNetwork(config, anvil.rpcUrl),
+      addTokens: (token, address, amount) => addFixtureTokens(rpc, token, address, amount),
+    }
+  }
+  const startFork = async (fork: EvmFork): Promise<RunningChain> => {
+    const chain = await startForkChain({
+      fork,
+      accounts,
+      owner: owner.address,
+      payers,
+      relayers: relayers.map((r) => r.address),
+      funded,
+      payerBalance: PAYER_TOKENS,
+      placers: options.placers ?? DEFAULT_FORK_PLACERS,
+    })
+    try {
+      await applyMining(chain.rpc, options.mining ?? 'auto')
+    } catch (error) {
+      await chain.stop()
+      throw error
+    }
+    return {
+      ...chain,
+      addTokens: (token, address, amount) =>
+        chain.balances.add(token.address as `0x${string}`, address, amount),
+    }
+  }
+  const started = await Promise.allSettled(
+    plan.map((entry) => ('rpcUrl' in entry ? startFork(entry) : startFresh(entry))),
+  )
   const chains = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
   const failure = started.find((r) => r.status === 'rejected')
   if (failure) {
