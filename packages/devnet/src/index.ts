@@ -36,6 +36,7 @@ export {
   type EvmPlacerContext,
   hasCode,
   type PlacedContract,
+  sendForkTransaction,
 } from './evm/fork-placers.js'
 export type { JsonRpc, RpcCall } from './evm/json-rpc.js'
 export type { EvmDevnet, EvmMining, StartEvmDevnetOptions } from './evm/start-evm-devnet.js'
