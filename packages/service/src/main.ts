@@ -46,6 +46,10 @@ const sandbox = await startSandbox({
 })
 
 const { manifest } = sandbox
+const describeNetwork = (id: string) => {
+  const fork = sandbox.devnet.networks[id]?.fork
+  return fork ? `${id} (fork at block ${fork.blockNumber})` : id
+}
 console.log(`
 Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
   API         ${manifest.apiUrl}
@@ -53,7 +57,7 @@ Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
   Docs        ${manifest.apiUrl.replace(/\/api\/v1$/, '')}/docs
   Facilitator ${manifest.facilitatorUrl}
   Demo (paid) ${manifest.demoResourceUrl}
-  Networks    ${Object.keys(manifest.networks).join(', ') || '(none)'}
+  Networks    ${Object.keys(manifest.networks).map(describeNetwork).join(', ') || '(none)'}
   Webhooks    ${manifest.webhooks.listenCommand}
   Manifest    ${sandbox.manifestPath}
 Ctrl-C stops everything.

@@ -75,7 +75,7 @@ beforeAll(async () => {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  await waitForLine(sandbox, /Tollgate sandbox ready/)
+  await waitForLine(sandbox, /eip155:84532 \(fork at block \d+\)/)
   manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as SandboxManifest
 }, 120_000)
 
