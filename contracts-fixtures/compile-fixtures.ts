@@ -107,6 +107,8 @@ const ABI_DOCS: Record<FixtureContractName, string> = {
   X402ExactPermit2Proxy:
     'x402 exact Permit2 proxy: `settle` and `settleWithPermit` with the public x402 ABI.',
   Multicall3: 'Multicall3 (aggregate, tryAggregate, aggregate3, ...) as placed at its canonical address.',
+  FiatTokenLike:
+    "Token with FiatToken v2.2's storage layout (packed balance+blacklist word at slot 9), EIP-3009, no ERC-5267.",
   Erc1271Wallet:
     'Test smart wallet: ERC-1271 signatures by its owner key, `execute` for calls as the wallet.',
   IPermit2: 'The parts of canonical Permit2 that Tollgate uses (SignatureTransfer, allowance, errors).',

@@ -23,6 +23,7 @@ export const FIXTURE_CONTRACTS = [
   { name: 'UsdtLike', source: 'src/UsdtLike.sol', placed: true },
   { name: 'X402ExactPermit2Proxy', source: 'src/X402ExactPermit2Proxy.sol', placed: true },
   { name: 'Multicall3', source: 'src/Multicall3.sol', placed: true },
+  { name: 'FiatTokenLike', source: 'src/FiatTokenLike.sol', placed: true },
   { name: 'Erc1271Wallet', source: 'src/Erc1271Wallet.sol', placed: false },
   { name: 'IPermit2', source: 'src/interfaces/IPermit2.sol', placed: false },
 ] as const

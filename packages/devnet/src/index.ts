@@ -10,6 +10,8 @@
  *
  * @module
  */
+
+export { DEVNET_FLAGS_HELP, type DevnetFlags, parseDevnetFlags } from './devnet-flags.js'
 export {
   erc1271WalletAbi,
   multicall3Abi,
@@ -28,8 +30,18 @@ export {
 export { fixtureBytecodes } from './evm/bytecodes.js'
 export { ANVIL_MNEMONIC, type EvmAccount } from './evm/dev-accounts.js'
 export { DEFAULT_EVM_NETWORKS, type EvmNetworkConfig, type EvmTokenConfig } from './evm/evm-networks.js'
+export {
+  DEFAULT_FORK_PLACERS,
+  type EvmPlacer,
+  type EvmPlacerContext,
+  hasCode,
+  type PlacedContract,
+  sendForkTransaction,
+} from './evm/fork-placers.js'
+export type { JsonRpc, RpcCall } from './evm/json-rpc.js'
 export type { EvmDevnet, EvmMining, StartEvmDevnetOptions } from './evm/start-evm-devnet.js'
 export { startEvmDevnet } from './evm/start-evm-devnet.js'
+export type { EvmFork } from './evm/start-fork-chain.js'
 export { toViemChain } from './evm/to-viem-chain.js'
 export type { SolanaDevnet, StartSolanaDevnetOptions } from './solana/start-solana-devnet.js'
 export { SOLANA_DEVNET_NETWORK, startSolanaDevnet } from './solana/start-solana-devnet.js'

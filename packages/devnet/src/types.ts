@@ -27,6 +27,12 @@ export type DevnetNetwork = {
   permit2?: string
   x402ExactPermit2Proxy?: string
   multicall3?: string
+  /**
+   * Set when the network runs as a fork (`--fork`): the upstream block it forked at and, per
+   * canonical contract, whether the fork already had it (`found`) or the devnet put it there
+   * (`placed`). The upstream RPC URL is not repeated here: it often carries an API key.
+   */
+  fork?: { blockNumber: number; contracts: { name: string; address: string; status: 'found' | 'placed' }[] }
 }
 
 /**

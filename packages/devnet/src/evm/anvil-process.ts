@@ -4,13 +4,18 @@ import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createDevnetError } from '../errors.js'
 
-/** Options of {@link spawnAnvil}: chain id and how many accounts of the default mnemonic to unlock. */
-export type SpawnAnvilOptions = { chainId: number; accounts: number; network: string }
+/**
+ * Options of {@link spawnAnvil}: chain id and how many accounts of the default mnemonic to unlock;
+ * with `forkUrl`, anvil forks that RPC (its chain id is the upstream's, `chainId` is not passed).
+ */
+export type SpawnAnvilOptions = { chainId: number; accounts: number; network: string; forkUrl?: string }
 
 /** A running anvil: its JSON-RPC URL and process id; `stop()` kills it and resolves once it exited. */
 export type AnvilProcess = { rpcUrl: string; pid: number; stop(): Promise<void> }
 
 const STARTUP_TIMEOUT_MS = 15_000
+// A fork fetches the upstream's latest block before it listens; a remote RPC can be slow.
+const FORK_STARTUP_TIMEOUT_MS = 60_000
 
 /** Path of the anvil binary of this platform, from npm `@foundry-rs/anvil-<os>-<arch>` (an optional dependency). */
 export function resolveAnvilBinary(): string {
@@ -49,7 +54,12 @@ const WATCHDOG = [
 export async function spawnAnvil(options: SpawnAnvilOptions): Promise<AnvilProcess> {
   const binary = resolveAnvilBinary()
   const args = [
-    ...['--host', '127.0.0.1', '--port', '0', '--chain-id', String(options.chainId)],
+    ...['--host', '127.0.0.1', '--port', '0'],
+    // A fork keeps the upstream's chain id (checked by the caller) and caches nothing on disk: a
+    // cache keyed by chain and block would serve stale state when a local upstream restarts.
+    ...(options.forkUrl === undefined
+      ? ['--chain-id', String(options.chainId)]
+      : ['--fork-url', options.forkUrl, '--no-storage-caching']),
     ...['--accounts', String(options.accounts), '--color', 'never'],
   ]
   const child =
@@ -59,7 +69,8 @@ export async function spawnAnvil(options: SpawnAnvilOptions): Promise<AnvilProce
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()))
   const log: string[] = []
   try {
-    const { port, pid } = await waitUntilListening(child, log, options.network)
+    const timeoutMs = options.forkUrl === undefined ? STARTUP_TIMEOUT_MS : FORK_STARTUP_TIMEOUT_MS
+    const { port, pid } = await waitUntilListening(child, log, { ...options, timeoutMs })
     let stopped: Promise<void> | undefined
     return {
       rpcUrl: `http://127.0.0.1:${port}`,
@@ -75,11 +86,16 @@ export async function spawnAnvil(options: SpawnAnvilOptions): Promise<AnvilProce
   }
 }
 
-function waitUntilListening(child: ChildProcessWithoutNullStreams, log: string[], network: string) {
+// The fork URL often carries an RPC provider's API key: it never reaches the error's log tail.
+function waitUntilListening(
+  child: ChildProcessWithoutNullStreams,
+  log: string[],
+  { network, timeoutMs, forkUrl }: { network: string; timeoutMs: number; forkUrl?: string | undefined },
+) {
   return new Promise<{ port: number; pid: number | undefined }>((resolve, reject) => {
     let pid: number | undefined
     const remember = (line: string) => {
-      log.push(line)
+      log.push(forkUrl ? line.replaceAll(forkUrl, '<fork url>') : line)
       if (log.length > 40) {
         log.shift()
       }
@@ -88,7 +104,7 @@ function waitUntilListening(child: ChildProcessWithoutNullStreams, log: string[]
       clearTimeout(timer)
       reject(createDevnetError(message, { network, output: log.join('\n') }, cause))
     }
-    const timer = setTimeout(() => fail(`anvil for ${network} did not start listening`), STARTUP_TIMEOUT_MS)
+    const timer = setTimeout(() => fail(`anvil for ${network} did not start listening`), timeoutMs)
     // Keep draining both pipes for the process lifetime: anvil logs every request and would block on a full pipe.
     createInterface({ input: child.stderr }).on('line', remember)
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { AppError } from '@tollgate/core'
-import type { Devnet } from '@tollgate/devnet'
+import type { Devnet, EvmFork } from '@tollgate/devnet'
 import type { Facilitator } from '@tollgate/facilitator'
 import { mount } from 'hono/mount'
 import type { Logger } from 'pino'
@@ -68,6 +68,11 @@ export type StartSandboxOptions = {
   logger?: Logger
   /** Starts the local chains; tests pass a fake. Default `startDevnet()` of `@tollgate/devnet`. */
   startDevnet?: () => Promise<Devnet>
+  /**
+   * Passed to the default devnet (`--fork`, `--fund` of `npm start`): EVM networks run as forks of
+   * an RPC, and addresses funded on every EVM network (docs/fork-testing.md).
+   */
+  devnet?: { forks?: readonly EvmFork[]; fund?: readonly `0x${string}`[] }
   rateLimitPerMinute?: number
   /** Builds the in-process x402 facilitator (the merchant API's /x402 routes and the mounts use it). */
   createFacilitator?: (
@@ -122,7 +127,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         stops.push(d.close)
         return d
       }),
-      startChains(options.startDevnet ?? startDefaultDevnet).then((d) => {
+      startChains(options.startDevnet ?? (() => startDefaultDevnet(options.devnet ?? {}))).then((d) => {
         stops.push(d.stop)
         return d
       }),
@@ -243,9 +248,9 @@ async function startChains(start: () => Promise<Devnet>): Promise<Devnet> {
 }
 
 // Loaded lazily so the service (and its tests with a fake devnet) never depend on the devnet's load.
-async function startDefaultDevnet(): Promise<Devnet> {
+async function startDefaultDevnet(evm: NonNullable<StartSandboxOptions['devnet']>): Promise<Devnet> {
   const { startDevnet } = await import('@tollgate/devnet')
-  return startDevnet()
+  return startDevnet({ evm })
 }
 
 // The devnet is fresh at every start: give the rails' treasury gas and tokens, and its fee payers gas.
