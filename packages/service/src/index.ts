@@ -186,3 +186,4 @@ export type { WebhookEndpoint, WebhookEndpointRow } from './webhooks/webhook-end
 export { createWebhookEndpoint } from './webhooks/webhook-endpoints.js'
 export type { WebhookMetrics } from './webhooks/webhook-metrics.js'
 export { createWebhookMetrics } from './webhooks/webhook-metrics.js'
+export { buildOpenApiDocument } from './http/build-openapi-document.js'
