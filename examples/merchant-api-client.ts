@@ -18,4 +18,4 @@ const { reference, url } = created.data.data
 const { data } = await client.GET('/api/v1/payments/reference/{reference}', {
   params: { path: { reference } },
 })
-console.log(JSON.stringify({ reference, checkout: url, state: data?.data.state, amount: data?.data.amount }))
+console.log(JSON.stringify({ reference, checkout: url, amount: data?.data.amount }))
