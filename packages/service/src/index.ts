@@ -42,6 +42,7 @@ export { eventTypes, toCurrentEventType, toWireEventType } from './events/event-
 export type { RefusedAddressClass } from './http/address-policy.js'
 export { classifyAddress } from './http/address-policy.js'
 export type { ApiKeyAuth, KeyEnvironment, ResponseFormat } from './http/app-env.js'
+export { buildOpenApiDocument } from './http/build-openapi-document.js'
 export { createLogger } from './http/create-logger.js'
 export type {
   OutboundHttp,
@@ -186,4 +187,3 @@ export type { WebhookEndpoint, WebhookEndpointRow } from './webhooks/webhook-end
 export { createWebhookEndpoint } from './webhooks/webhook-endpoints.js'
 export type { WebhookMetrics } from './webhooks/webhook-metrics.js'
 export { createWebhookMetrics } from './webhooks/webhook-metrics.js'
-export { buildOpenApiDocument } from './http/build-openapi-document.js'
