@@ -5,13 +5,15 @@
 //   node --import tsx examples/merchant-api-shop.ts     # terminal 2: this shop on PORT (default 4022)
 //   then pay it with a sandbox wallet key:
 //   TOLLGATE_EVM_PRIVATE_KEY=0x… npx tollgate pay http://127.0.0.1:4022/report --max 0.01
-//   and see the income: curl -H "x-api-key: $KEY" http://127.0.0.1:4020/api/v1/x402/transactions
+//   and see the income: curl http://127.0.0.1:4022/income
 //
 // It reads the API URL and key from the sandbox manifest (SANDBOX_MANIFEST to point elsewhere), asks
-// the API for Base USDC offers paying the merchant's x402 address, and serves GET /report for $0.01.
+// the API for Base USDC offers paying the merchant's x402 address, serves GET /report for $0.01, and
+// GET /income lists the x402 income through the typed merchant API client (@tollgate/client).
 import { readFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import { createTollgateClient } from '@tollgate/client'
 import { createMerchantApiX402, type PaymentVariables, paymentRequired } from '@tollgate/middleware'
 import { Hono } from 'hono'
 
@@ -22,6 +24,7 @@ const { apiUrl, apiKey } = JSON.parse(await readFile(manifestPath, 'utf8')) as {
 }
 
 const x402 = await createMerchantApiX402({ apiUrl, apiKey, accept: [{ chain: 'base', asset: 'USDC' }] })
+const tollgate = createTollgateClient({ baseUrl: apiUrl, apiKey })
 const app = new Hono<{ Variables: PaymentVariables }>()
 app.use(
   '/report',
@@ -38,6 +41,13 @@ app.use(
 app.get('/report', (c) =>
   c.json({ report: 'Income lands in your Tollgate balance.', payer: c.get('payment').payer }),
 )
+app.get('/income', async (c) => {
+  const { data, error } = await tollgate.GET('/api/v1/x402/transactions')
+  if (error) {
+    return c.json({ error: error.error.code }, 502)
+  }
+  return c.json(data.data.map(({ amount, status, payer }) => ({ amount, status, payer })))
+})
 
 const server = serve(
   { fetch: app.fetch, port: Number(process.env.PORT ?? 4022), hostname: '127.0.0.1' },

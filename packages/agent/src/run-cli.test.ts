@@ -71,6 +71,40 @@ describe('runCli', () => {
     expect(payment.payload.signature).toMatch(/^0x[0-9a-f]{130}$/)
   })
 
+  test.each([
+    ['no receipt and a 402', 402, undefined, ', no settlement receipt'],
+    [
+      'a failed receipt and a 402',
+      402,
+      { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' },
+      ': insufficient_funds',
+    ],
+    [
+      'a 500 after a successful receipt',
+      500,
+      { success: true, transaction: '0xfeed', network: 'eip155:84532' },
+      '',
+    ],
+  ])(
+    'behavior: %s is reported as not settled, never "paid", exit 1',
+    async (_name, status, receipt, reason) => {
+      const offer = createOffer([usdcBaseSepolia])
+      const { io, output } = createIo(
+        async (input, init) =>
+          new Request(input, init).headers.has('PAYMENT-SIGNATURE')
+            ? new Response('no', {
+                status,
+                headers: receipt ? { 'PAYMENT-RESPONSE': encodeBase64Json(receipt) } : {},
+              })
+            : new Response('{}', { status: 402, headers: { 'PAYMENT-REQUIRED': encodeBase64Json(offer) } }),
+        { TOLLGATE_EVM_PRIVATE_KEY: `0x${'11'.repeat(32)}` },
+      )
+      expect(await runCli(['pay', 'https://api.test/weather', '--max', '$0.01'], io)).toBe(1)
+      expect(output().stderr).not.toContain('paid $')
+      expect(output().stderr).toContain(`payment not settled (HTTP ${status}${reason}); signed $0.01`)
+    },
+  )
+
   test('default: prints the body of a free resource to stdout', async () => {
     const { io, output, requests } = createIo(ok)
     expect(await runCli(['pay', 'http://api.test/free'], io)).toBe(0)

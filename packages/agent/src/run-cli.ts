@@ -186,14 +186,25 @@ async function toRequestInit(values: ReturnType<typeof parse>['values']): Promis
   }
 }
 
+// "paid" only when the server settled: a 2xx/3xx answer whose receipt says success. A signed payment
+// the server refused or failed to settle (no receipt, `success: false`, or an error status) is
+// reported as not settled, with the server's reason when the receipt has one.
 function writeReceipt(response: Response, io: CliIo): void {
   const record = getPaymentRecord(response)
   if (!record) {
     return
   }
-  const { asset, requirements } = record
-  io.stderr.write(
-    `tollgate: paid $${record.usd} (${requirements.amount} atomic ${asset.symbol}) on ${requirements.network} via ${record.scheme} from ${record.payer} to ${requirements.payTo}\n`,
-  )
-  io.stderr.write(`tollgate: receipt ${JSON.stringify(record.receipt ?? null)}\n`)
+  const { asset, requirements, receipt } = record
+  const what = `$${record.usd} (${requirements.amount} atomic ${asset.symbol}) on ${requirements.network} via ${record.scheme} from ${record.payer} to ${requirements.payTo}`
+  if (receipt?.success === true && response.status < 400) {
+    io.stderr.write(`tollgate: paid ${what}\n`)
+  } else {
+    const reason = receipt?.errorReason
+      ? `: ${receipt.errorReason}`
+      : receipt
+        ? ''
+        : ', no settlement receipt'
+    io.stderr.write(`tollgate: payment not settled (HTTP ${response.status}${reason}); signed ${what}\n`)
+  }
+  io.stderr.write(`tollgate: receipt ${JSON.stringify(receipt ?? null)}\n`)
 }

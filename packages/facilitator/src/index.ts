@@ -46,6 +46,7 @@ export type {
 export { createPostgresSettlementStore } from './postgres-settlement-store.js'
 export type { ReconcileSummary } from './reconcile-settlements.js'
 export type { RouteOptions } from './route-facilitator-request.js'
+export { readJsonConfigFile, runFacilitatorCommand } from './run-facilitator-command.js'
 export { migrateSettlementStore, SETTLEMENT_TABLE } from './settlement-migrations.js'
 export type {
   ClaimSettlementParameters,

@@ -1,3 +1,4 @@
+import { type components, createTollgateClient, type TollgateClient } from '@tollgate/client'
 import {
   AppError,
   type Asset,
@@ -13,6 +14,9 @@ import {
 } from '@tollgate/core'
 import type { AcceptOption, PaymentMiddlewareOptions } from './types.js'
 
+type X402FacilitatorBody = components['schemas']['X402FacilitatorBody']
+type ApiChain = components['schemas']['X402RequirementsBody']['chain']
+
 /** Options of {@link createMerchantApiX402}: the Tollgate merchant API and what to accept. */
 export type MerchantApiX402Options = {
   /** `http://127.0.0.1:4020/api/v1` (the sandbox's `apiUrl`) or your deployment's. */
@@ -20,8 +24,8 @@ export type MerchantApiX402Options = {
   /** The merchant's `sk_test_…` or `sk_live_…` key. */
   apiKey: string
   /** Chains and assets to accept, in the API's names (`{ chain: 'base', asset: 'USDC' }`). */
-  accept: readonly { chain: string; asset: string }[]
-  /** The fetch to use (default `globalThis.fetch`). */
+  accept: readonly { chain: ApiChain; asset: string }[]
+  /** The fetch to use (default `globalThis.fetch`); it is called with a `Request`. */
   fetch?: typeof fetch
 }
 
@@ -30,8 +34,6 @@ export type MerchantApiX402 = Required<Pick<PaymentMiddlewareOptions, 'facilitat
   /** The accept options of the requested chains and assets, each paying the merchant's x402 address. */
   accepts: AcceptOption[]
 }
-
-type Envelope = { success?: boolean; data?: unknown; error?: { code?: string; details?: unknown } }
 
 /**
  * The middleware's mode backed by the Tollgate merchant API instead of a facilitator: the offers
@@ -48,7 +50,9 @@ export async function createMerchantApiX402(options: MerchantApiX402Options): Pr
   const assets: Asset[] = []
   const accepts: AcceptOption[] = []
   for (const wanted of options.accept) {
-    const { data } = await call('POST', '/x402/requirements', { ...wanted, amount: '1', x402Version: 2 })
+    const { data } = await call('/x402/requirements', (client) =>
+      client.POST('/api/v1/x402/requirements', { body: { ...wanted, amount: '1', x402Version: 2 } }),
+    )
     const offers = (data as { accepts?: PaymentRequirements[] }).accepts ?? []
     const first = offers[0]
     if (!first) {
@@ -88,28 +92,24 @@ function toSchemeName(offer: PaymentRequirements): SchemeName {
   return offer.extra?.assetTransferMethod === 'permit2' ? 'permit2' : 'eip3009'
 }
 
-type ApiCaller = (
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-) => Promise<{ status: number } & Envelope>
+type Envelope = { success?: boolean; data?: unknown; error?: { code?: string; details?: unknown } }
+
+type ApiCall = (client: TollgateClient) => Promise<{ data?: unknown; error?: unknown; response: Response }>
+
+// One call through the typed client; an unreachable API, a 5xx, 401 or 429 is `facilitator_unreachable`.
+type ApiCaller = (path: string, call: ApiCall) => Promise<{ status: number } & Envelope>
 
 function createApiCaller(options: MerchantApiX402Options): ApiCaller {
+  const client = createTollgateClient({
+    baseUrl: options.apiUrl,
+    apiKey: options.apiKey,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  })
   const base = options.apiUrl.replace(/\/+$/, '')
-  const doFetch = options.fetch ?? globalThis.fetch
-  return async (method, path, body) => {
-    let response: Response
-    let parsed: Envelope
+  return async (path, call) => {
+    let answer: Awaited<ReturnType<ApiCall>>
     try {
-      response = await doFetch(`${base}${path}`, {
-        method,
-        headers: {
-          'x-api-key': options.apiKey,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      parsed = (await response.json()) as Envelope
+      answer = await call(client)
     } catch (cause) {
       throw new AppError('facilitator_unreachable', {
         context: { url: `${base}${path}` },
@@ -117,13 +117,26 @@ function createApiCaller(options: MerchantApiX402Options): ApiCaller {
         message: `the merchant API at ${base} did not answer`,
       })
     }
-    if (response.status >= 500 || response.status === 401 || response.status === 429) {
+    const { status } = answer.response
+    const parsed = (answer.data ?? answer.error ?? {}) as Envelope
+    if (status >= 500 || status === 401 || status === 429) {
       throw new AppError('facilitator_unreachable', {
-        context: { url: `${base}${path}`, status: response.status },
-        message: `the merchant API answered ${response.status} (${parsed.error?.code ?? 'no code'})`,
+        context: { url: `${base}${path}`, status },
+        message: `the merchant API answered ${status} (${parsed.error?.code ?? 'no code'})`,
       })
     }
-    return { status: response.status, ...parsed }
+    return { status, ...parsed }
+  }
+}
+
+// The facilitator request as the API's body; the API reads the version from the payload when absent.
+function toApiBody(request: FacilitatorRequest): X402FacilitatorBody {
+  const { x402Version, paymentPayload, paymentRequirements, ...rest } = request
+  return {
+    ...rest,
+    x402Version: x402Version ?? paymentPayload.x402Version,
+    paymentPayload,
+    paymentRequirements,
   }
 }
 
@@ -131,7 +144,9 @@ function createApiCaller(options: MerchantApiX402Options): ApiCaller {
 function createMerchantApiFacilitator(call: ApiCaller): FacilitatorClient {
   return {
     async verify(request: FacilitatorRequest): Promise<VerifyResponse> {
-      const answer = await call('POST', '/x402/verify', request)
+      const answer = await call('/x402/verify', (client) =>
+        client.POST('/api/v1/x402/verify', { body: toApiBody(request) }),
+      )
       const data = answer.data as {
         isValid?: boolean
         invalidReason?: string | null
@@ -148,7 +163,9 @@ function createMerchantApiFacilitator(call: ApiCaller): FacilitatorClient {
     },
     async settle(request: FacilitatorRequest): Promise<SettleResponse> {
       const network = String((request.paymentRequirements as { network?: unknown }).network ?? '')
-      const answer = await call('POST', '/x402/settle', request)
+      const answer = await call('/x402/settle', (client) =>
+        client.POST('/api/v1/x402/settle', { body: toApiBody(request) }),
+      )
       const data = answer.data as {
         txHash: string
         status: string
@@ -174,7 +191,7 @@ function createMerchantApiFacilitator(call: ApiCaller): FacilitatorClient {
       }
     },
     async getSupported(): Promise<SupportedResponse> {
-      const answer = await call('GET', '/x402/supported')
+      const answer = await call('/x402/supported', (client) => client.GET('/api/v1/x402/supported'))
       const kinds = (answer.data as { kinds?: SupportedResponse['kinds'] } | null)?.kinds ?? []
       return {
         kinds: kinds.map(({ x402Version, scheme, network, extra }) => ({

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
 import { isAppError } from '@tollgate/core'
 import { createApiKey } from './auth/create-api-key.js'
 import { listApiKeys } from './auth/list-api-keys.js'
@@ -16,26 +15,6 @@ import { setPayoutDailyLimit, verifyMerchant } from './merchants/verify-merchant
 import { fundBalance, type SandboxCurrency, sandboxCurrencyScales } from './sandbox/fund-sandbox-merchant.js'
 import { forwardEvents } from './webhooks/forward-events.js'
 
-/** Usage text of the `tollgate` admin CLI. */
-export const cliUsage = `usage: tollgate <command>
-  merchants create --name <name>
-  merchants list
-  merchants verify <mer_…> [--off]           (verified businesses may pay out cross-border)
-  merchants payout-limit <mer_…> --amount <usd>|default
-  keys create --merchant <mer_…> --env test|live [--format current|legacy] [--label <text>]
-  keys list [--merchant <mer_…>]
-  keys revoke <key_…>
-  balances --merchant <mer_…> [--env test|live]
-  sandbox fund --merchant <mer_…> --currency USDT|USDC|NGN --amount <decimal>
-  listen --forward-to <url> [--events <type,type>]
-      forward the running sandbox's webhook events to a local URL, signed, one line per attempt
-      (reads apiUrl and apiKey from the sandbox manifest; needs no database)
-  worker
-      run the service's background jobs (webhook deliveries, expiries) until Ctrl-C
-Database: DATABASE_URL, else the PGlite directory TOLLGATE_DATA_DIR (default .tollgate/data).
-With PGlite, stop the sandbox first: one process at a time may open the data directory (a second
-one is refused, naming the process that holds it).`
-
 /**
  * What the CLI talks to: the database opener, two output lines sinks (JSON results, messages), and
  * for the long-running `listen` and `worker` the signal that stops them and the sandbox manifest.
@@ -51,40 +30,23 @@ export type CliIo = {
   fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
-const options = {
-  name: { type: 'string' },
-  merchant: { type: 'string' },
-  env: { type: 'string' },
-  format: { type: 'string' },
-  label: { type: 'string' },
-  currency: { type: 'string' },
-  amount: { type: 'string' },
-  off: { type: 'boolean' },
-  'forward-to': { type: 'string' },
-  events: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const
+/** An admin command (`merchants create`, `keys list`, `balances`, …) with its parsed arguments. */
+export type AdminCommand =
+  | { command: 'merchants create'; name: string }
+  | { command: 'merchants list' }
+  | { command: 'merchants verify'; merchantId: string; off?: boolean }
+  | { command: 'merchants payout-limit'; merchantId: string; amount: string }
+  | { command: 'keys create'; merchant: string; env: string; format?: string; label?: string }
+  | { command: 'keys list'; merchant?: string }
+  | { command: 'keys revoke'; keyId: string }
+  | { command: 'balances'; merchant: string; env?: string }
+  | { command: 'sandbox fund'; merchant: string; currency: string; amount: string }
 
-/** Runs one CLI command (`argv` without node and script); returns the process exit code. */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<
-    typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>
-  >
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options })
-  } catch (error) {
-    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${cliUsage}`)
-    return 1
-  }
-  const { values, positionals } = parsed
-  const [group, action, target] = positionals
-  if (values.help || !group) {
-    io.out(cliUsage)
-    return values.help ? 0 : 1
-  }
-  if (group === 'listen' || group === 'worker') {
-    return runLongCommand(group, values, io)
-  }
+/**
+ * Runs one admin command against the database (the `tollgate merchants|keys|balances|sandbox`
+ * commands parse their arguments and call this); prints the JSON result, returns the exit code.
+ */
+export async function runAdminCommand(command: AdminCommand, io: CliIo): Promise<number> {
   let database: OpenedDatabase
   try {
     database = await io.openDatabase()
@@ -99,110 +61,99 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const deps = { db: database.db, clock: systemClock, ids: createIdGenerator() }
   try {
-    const result = await runCommand(deps, [group, action ?? '', target], values)
+    const result = await runCommand(deps, command)
     io.out(JSON.stringify(result, null, 2))
-    if (group === 'keys' && action === 'create') {
+    if (command.command === 'keys create') {
       io.err('Store the key now: it is shown only once.')
     }
     return 0
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`${error.message}\n\n${cliUsage}`)
-    } else {
-      io.err(isAppError(error) ? `${error.code}: ${error.message}` : String(error))
-    }
+    io.err(describeError(error))
     return 1
   } finally {
     await database.close()
   }
 }
 
-type Values = {
-  [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean
-}
 type CliDeps = Parameters<typeof createApiKey>[0]
 
-async function runCommand(
-  deps: CliDeps,
-  [group, action, target]: [string, string, string | undefined],
-  values: Values,
-): Promise<unknown> {
-  const command = group === 'balances' ? 'balances' : `${group} ${action}`
-  switch (command) {
+async function runCommand(deps: CliDeps, input: AdminCommand): Promise<unknown> {
+  switch (input.command) {
     case 'merchants create':
-      return createMerchant(deps, { name: required(values.name, '--name') })
+      return createMerchant(deps, { name: required(input.name, '--name') })
     case 'merchants list':
       return listMerchants(deps)
     case 'merchants verify':
-      return verifyMerchant(deps, { merchantId: required(target, 'a merchant id'), verified: !values.off })
-    case 'merchants payout-limit': {
-      const amount = required(values.amount, '--amount')
+      return verifyMerchant(deps, { merchantId: input.merchantId, verified: !input.off })
+    case 'merchants payout-limit':
       return setPayoutDailyLimit(deps, {
-        merchantId: required(target, 'a merchant id'),
-        limitUsd: amount === 'default' ? null : amount,
+        merchantId: input.merchantId,
+        limitUsd: input.amount === 'default' ? null : input.amount,
       })
-    }
     case 'keys create':
       return createApiKey(deps, {
-        merchantId: required(values.merchant, '--merchant'),
-        environment: oneOf(values.env, ['test', 'live'], '--env'),
-        format: oneOf(values.format ?? 'current', ['current', 'legacy'], '--format'),
-        ...(values.label === undefined ? {} : { label: values.label }),
+        merchantId: required(input.merchant, '--merchant'),
+        environment: oneOf(input.env, ['test', 'live'], '--env'),
+        format: oneOf(input.format ?? 'current', ['current', 'legacy'], '--format'),
+        ...(input.label === undefined ? {} : { label: input.label }),
       })
     case 'keys list':
-      return listApiKeys(deps, values.merchant === undefined ? {} : { merchantId: values.merchant })
+      return listApiKeys(deps, input.merchant === undefined ? {} : { merchantId: input.merchant })
     case 'keys revoke':
-      await revokeApiKey(deps, { keyId: required(target, 'a key id') })
-      return { id: target, revoked: true }
+      await revokeApiKey(deps, { keyId: input.keyId })
+      return { id: input.keyId, revoked: true }
     case 'balances': {
-      const environment = oneOf(values.env ?? 'test', ['test', 'live'], '--env')
+      const environment = oneOf(input.env ?? 'test', ['test', 'live'], '--env')
       const balances = await getBalances(deps, {
-        merchantId: required(values.merchant, '--merchant'),
+        merchantId: required(input.merchant, '--merchant'),
         environment,
       })
       return balances.map(toBalanceResponse)
     }
     case 'sandbox fund': {
       const currency = oneOf(
-        values.currency,
+        input.currency,
         Object.keys(sandboxCurrencyScales) as SandboxCurrency[],
         '--currency',
       )
-      const merchantId = required(values.merchant, '--merchant')
       const balance = await fundBalance(deps, {
-        merchantId,
+        merchantId: required(input.merchant, '--merchant'),
         currency,
-        amount: required(values.amount, '--amount'),
+        amount: input.amount,
       })
       return toBalanceResponse(balance)
     }
-    default:
-      throw new UsageError(`unknown command: ${command}`)
   }
 }
 
-async function runLongCommand(command: 'listen' | 'worker', values: Values, io: CliIo): Promise<number> {
-  const signal = io.signal ?? new AbortController().signal
-  const stopped = new Promise<void>((resolve) => {
-    if (signal.aborted) {
-      resolve()
-    }
-    signal.addEventListener('abort', () => resolve())
-  })
+/** Runs the service's background jobs until `io.signal` aborts (`tollgate worker`); returns the exit code. */
+export async function runWorkerCommand(io: CliIo): Promise<number> {
   try {
-    if (command === 'worker') {
-      const database = await io.openDatabase()
-      try {
-        if (database.engine === 'pglite') {
-          io.err('worker: on PGlite the sandbox must not be running (one process per data directory)')
-        }
-        await runWorker({ database, logger: createLogger(), stopped })
-      } finally {
-        await database.close()
+    const database = await io.openDatabase()
+    try {
+      if (database.engine === 'pglite') {
+        io.err('worker: on PGlite the sandbox must not be running (one process per data directory)')
       }
-      return 0
+      await runWorker({ database, logger: createLogger(), stopped: whenAborted(io.signal) })
+    } finally {
+      await database.close()
     }
-    const forwardTo = required(values['forward-to'], '--forward-to')
+    return 0
+  } catch (error) {
+    io.err(describeError(error))
+    return 1
+  }
+}
+
+/**
+ * Forwards the running sandbox's webhook events to `forwardTo` until `io.signal` aborts
+ * (`tollgate listen`); reads the sandbox manifest, needs no database; returns the exit code.
+ */
+export async function runListenCommand(
+  input: { forwardTo: string; events?: string | undefined },
+  io: CliIo,
+): Promise<number> {
+  try {
     const manifestPath = io.manifestPath ?? '.tollgate/sandbox.json'
     const manifest = await readFile(manifestPath, 'utf8').then(
       (text) => JSON.parse(text) as { apiUrl?: string; apiKey?: string },
@@ -215,26 +166,34 @@ async function runLongCommand(command: 'listen' | 'worker', values: Values, io: 
     await forwardEvents({
       apiUrl: manifest.apiUrl,
       apiKey: manifest.apiKey,
-      forwardTo,
-      events: values.events?.split(',').map((type) => type.trim()),
-      signal,
+      forwardTo: input.forwardTo,
+      events: input.events?.split(',').map((type) => type.trim()),
+      signal: io.signal ?? new AbortController().signal,
       out: io.out,
       err: io.err,
       ...(io.fetch ? { fetch: io.fetch } : {}),
     })
     return 0
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.err(`${error.message}\n\n${cliUsage}`)
-    } else {
-      io.err(
-        isAppError(error)
-          ? `${error.code}: ${error.message}`
-          : String(error instanceof Error ? error.message : error),
-      )
-    }
+    io.err(describeError(error))
     return 1
   }
+}
+
+function whenAborted(signal: AbortSignal = new AbortController().signal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) {
+      resolve()
+    }
+    signal.addEventListener('abort', () => resolve())
+  })
+}
+
+function describeError(error: unknown): string {
+  if (isAppError(error)) {
+    return `${error.code}: ${error.message}`
+  }
+  return error instanceof Error ? error.message : String(error)
 }
 
 class UsageError extends Error {}

@@ -248,9 +248,17 @@ async function startChains(start: () => Promise<Devnet>): Promise<Devnet> {
 }
 
 // Loaded lazily so the service (and its tests with a fake devnet) never depend on the devnet's load.
+// `@tollgate/devnet` is not a runtime dependency of the service (production runs without it):
+// `tollgate start` (@tollgate/cli) passes its own; without it the package must be installed.
 async function startDefaultDevnet(evm: NonNullable<StartSandboxOptions['devnet']>): Promise<Devnet> {
-  const { startDevnet } = await import('@tollgate/devnet')
-  return startDevnet({ evm })
+  const devnet = await import('@tollgate/devnet').catch((cause: unknown) => {
+    throw new AppError('provider_unavailable', {
+      message:
+        'the sandbox needs @tollgate/devnet, which is not installed: run it with `tollgate start` (@tollgate/cli) or `npm install @tollgate/devnet`',
+      cause,
+    })
+  })
+  return devnet.startDevnet({ evm })
 }
 
 // The devnet is fresh at every start: give the rails' treasury gas and tokens, and its fee payers gas.

@@ -83,12 +83,16 @@ describe('examples/merchant-api-shop.ts against npm start', () => {
   test('default: the tollgate pay CLI pays the shop and the income is in the merchant API', async () => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['packages/agent/bin/tollgate.js', 'pay', `${shopUrl}/report`, '--max', '0.01'],
+      ['packages/cli/bin/tollgate.js', 'pay', `${shopUrl}/report`, '--max', '0.01'],
       { cwd: root, env: { ...process.env, TOLLGATE_EVM_PRIVATE_KEY: payerKey(0) }, timeout: 60_000 },
     )
     expect(JSON.parse(stdout)).toMatchObject({ report: expect.any(String) })
     expect(stderr).toContain('"success":true')
     expect(await transactions()).toEqual([
+      expect.objectContaining({ status: 'confirmed', amount: '0.010000' }),
+    ])
+    // The shop's /income reads the same through the typed client (@tollgate/client).
+    expect(await (await fetch(`${shopUrl}/income`)).json()).toEqual([
       expect.objectContaining({ status: 'confirmed', amount: '0.010000' }),
     ])
   }, 90_000)

@@ -52,7 +52,7 @@ describeEachDatabase('merchant API x402 mode of the middleware', (getDb) => {
       apiUrl: 'http://merchant-api.test/api/v1',
       apiKey: h.a.testKey,
       accept: [{ chain: 'base', asset: 'USDC' }],
-      fetch: (input, init) => Promise.resolve(h.app.request(String(input), init)),
+      fetch: (input, init) => Promise.resolve(h.app.request(new Request(input, init))),
     })
     const app = new Hono()
     app.use('/report', paymentRequired({ ...x402, routes: { price: '$0.01', accepts: x402.accepts } }))

@@ -15,7 +15,7 @@ import { deriveSecp256k1Key } from './derive-deposit-key.js'
 import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
-import { createOperatingKeys } from './operating-keys.js'
+import { createOperatingKeys, type OperatingKeyOverrides } from './operating-keys.js'
 import { sweepJobKind } from './run-sweep-job.js'
 import { createSolanaWatcher } from './solana-watcher.js'
 import { startWatchLoop, type WatchLoop } from './watch-loop.js'
@@ -29,6 +29,8 @@ export type ChainRailsOptions = {
   confirmations?: Partial<Record<KeyEnvironment, Partial<Record<ChainName, number>>>>
   /** Watcher poll interval (ms; default 1000, the sandbox uses 250). */
   pollIntervalMs?: number
+  /** Treasury and fee-payer keys per environment replacing the ones derived from the seed. */
+  operatingKeys?: OperatingKeyOverrides
 }
 
 /** The chain rails: registry, deposit addresses, incoming transfers, outbound crypto, and the watchers started by `start()`. */
@@ -62,7 +64,7 @@ export function createChainRails(
   const incoming = createIncomingTransfers(deps, { hub, chains, addresses, rpcOf })
   const environmentOf = (network: string): KeyEnvironment =>
     chains.getByNetwork('live', network) ? 'live' : 'test'
-  const operatingKeys = createOperatingKeys(seed)
+  const operatingKeys = createOperatingKeys(seed, options.operatingKeys)
   const senders = new Map<string, EvmTransferSender>()
   const evmSender = (network: string) => {
     const rpcUrl = options.networks?.[network]?.rpcUrl

@@ -5,17 +5,31 @@ import { deriveDepositKey, toHexKey } from './derive-deposit-key.js'
 /** How many fee-payer keys the EVM pool has per environment. */
 export const feePayerCount = 4
 
+/** EVM keys given by configuration (production: `TOLLGATE_TREASURY_KEY`, `TOLLGATE_FEE_PAYER_KEYS`) instead of derived ones. */
+export type OperatingKeyOverrides = Partial<
+  Record<KeyEnvironment, { treasury: `0x${string}`; feePayers: `0x${string}`[] }>
+>
+
 /**
  * The rails' own keys, derived from the master seed on branches of their own (treasury: purpose 8,
  * fee payers: purpose 9; docs/rails.md "Chains"): one EVM treasury and a pool of fee payers per
- * environment, the same address on every EVM chain. A production deployment would put these behind
- * a KMS signer with the same `LocalAccount` shape.
+ * environment, the same address on every EVM chain, unless `given` has keys for the environment
+ * (production configuration). A production deployment would put these behind a KMS signer with the
+ * same `LocalAccount` shape.
  */
-export function createOperatingKeys(seed: Uint8Array) {
+export function createOperatingKeys(seed: Uint8Array, given: OperatingKeyOverrides = {}) {
   const cache = new Map<KeyEnvironment, { treasury: LocalAccount; feePayers: LocalAccount[] }>()
   return {
     evm: (environment: KeyEnvironment) => {
       let keys = cache.get(environment)
+      const override = given[environment]
+      if (!keys && override) {
+        keys = {
+          treasury: privateKeyToAccount(override.treasury),
+          feePayers: override.feePayers.map((key) => privateKeyToAccount(key)),
+        }
+        cache.set(environment, keys)
+      }
       if (!keys) {
         const account = (purpose: 'treasury' | 'fee_payer', index: number) =>
           privateKeyToAccount(
