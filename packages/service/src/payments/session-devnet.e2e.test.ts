@@ -14,6 +14,7 @@ import { getAccountBalance } from '../ledger/get-balances.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { createSessionProbe } from '../testing/session-probe.js'
 import { registerSessionHandlers } from './register-session-handlers.js'
 
 // Sessions paid for real on the devnet's Base Sepolia: the real rails (registry, HD addresses, FX,
@@ -78,43 +79,12 @@ describeEachDatabase('payment sessions paid on the devnet', (getDb) => {
     await reader.waitForTransactionReceipt({ hash })
     return hash
   }
-  const open = async (): Promise<Json> => {
-    const json = {
-      title: 'Devnet order',
-      amount: '5.00',
-      currency: 'USD',
-      asset: 'USDC',
-      chain: 'base',
-      customer: { email: 'devnet@example.com' },
-    }
-    const res = await h.request('/api/v1/payments', { method: 'POST', json })
-    expect(res.status).toBe(200)
-    return ((await res.json()) as Json).data
-  }
-  const waitFor = async (session: Json, done: (s: Json) => boolean): Promise<Json> => {
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const url = `/api/v1/payments/reference/${session.reference}?includeTransactions=true`
-      const current = ((await (await h.request(url)).json()) as Json).data
-      if (done(current) || Date.now() > deadline) {
-        return current
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
+  const probe = () => createSessionProbe(h)
+  const open = () => probe().open({ asset: 'USDC', chain: 'base' })
+  const waitFor = (session: Json, done: (s: Json) => boolean) => probe().waitFor(session, done)
   const balance = () =>
     getAccountBalance(h.deps, { environment: 'test', code: merchantAccount(h.a.id), currency: 'USDC' })
-  const eventTypes = async (session: Json) =>
-    (
-      await h.deps.db
-        .selectFrom('events')
-        .selectAll()
-        .where('merchant_id', '=', h.a.id)
-        .orderBy('seq')
-        .execute()
-    )
-      .filter((e) => (e.payload as Json).data.session.id === session.id)
-      .map((e) => e.type)
+  const eventTypes = (session: Json) => probe().eventTypes(session)
 
   test('default: a session paid exactly on Base completes; the balance gains the net amount', async () => {
     const session = await open()
