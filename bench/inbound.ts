@@ -6,7 +6,10 @@
 // Sessions: a session on USDC per sample, paid exactly; the time from the block holding the
 // payment (the send returning: both devnets produce the block on the transaction) to the
 // `payment.completed` webhook arriving at a local receiver. Target: p50 <= poll interval + 200 ms.
-// BENCH_SAMPLES per chain (default 20), each paid at a random phase of the poll.
+// Deposits: USDC to the merchant's static deposit address (parent account, settlement `default`);
+// the time from the block holding the deposit to its credit being committed (the deposit row
+// `completed`, its ledger posting in the same transaction), p50/p99.
+// BENCH_SAMPLES per chain and part (default 20), each paid at a random phase of the poll.
 import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -26,8 +29,11 @@ import {
   type Deps,
   registerServiceJobs,
   registerSessionHandlers,
+  subscribeDeposits,
   systemClock,
 } from '@tollgate/service'
+import { addDepositIdentity } from '../packages/service/src/deposits/add-deposit-identity.js'
+import { createDepositAccount } from '../packages/service/src/deposits/create-deposit-account.js'
 import { createDevnetPayer } from '../packages/service/src/testing/devnet-payer.js'
 import { sendSplTransfer } from '../packages/service/src/testing/send-solana-transfer.js'
 import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
@@ -145,6 +151,60 @@ async function benchSessions(
   return result
 }
 
+async function benchDeposits(deps: Deps, devnet: LocalDevnet, merchantId: string, chain: 'base' | 'solana') {
+  const pay = createPayers(devnet, deps)[chain]
+  const scope = { merchantId, environment: 'test' as const }
+  const account = await createDepositAccount(deps, { ...scope, format: 'current' })
+  const record = await addDepositIdentity(deps, {
+    ...scope,
+    depositAccountId: account.account.id,
+    type: 'static_deposit_address',
+    chain,
+  })
+  const address = record.identities.find((i) => i.chain === chain)?.address
+  if (!address) {
+    throw new Error(`no ${chain} deposit address`)
+  }
+  await preparePayee(devnet, chain, address)
+  // Notes the transfer inside its recording transaction, after the deposit subscriber credited it;
+  // only then is the database polled (every 1 ms) for the committed credit.
+  const recorded = new Set<string>()
+  const unsubscribe = deps.rails.incoming.subscribe('deposit', async (_db, transfer) => {
+    if (transfer.status === 'confirmed') {
+      recorded.add(transfer.txHash)
+    }
+  })
+  const latencies: number[] = []
+  try {
+    await sleep(2 * pollMs)
+    for (let i = 0; i < samples; i++) {
+      await sleep(Math.random() * pollMs)
+      const txHash = await pay(address, 1_000_000n)
+      const mined = performance.now()
+      while (!recorded.has(txHash)) {
+        await sleep(1)
+      }
+      for (;;) {
+        const row = await deps.db
+          .selectFrom('deposits')
+          .select('status')
+          .where('tx_hash', '=', txHash)
+          .executeTakeFirst()
+        if (row?.status === 'completed') {
+          break
+        }
+        await sleep(1)
+      }
+      latencies.push(performance.now() - mined)
+    }
+  } finally {
+    unsubscribe()
+  }
+  const result = { chain, samples, pollMs, confirmations: 1, blockToCreditMs: summarize(latencies) }
+  console.log(JSON.stringify(result))
+  return result
+}
+
 async function main() {
   const devnet = await startDevnet({
     evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
@@ -167,6 +227,7 @@ async function main() {
   const runner = createJobRunner({ ...deps, notifications: opened.notifications })
   registerServiceJobs(runner, { ...deps, http })
   const unsubscribe = registerSessionHandlers(deps)
+  const unsubscribeDeposits = subscribeDeposits(deps)
   try {
     const merchant = await createMerchant(deps, { name: 'bench inbound' })
     await createWebhookEndpoint(deps, { merchantId: merchant.id, environment: 'test', url: receiver.url })
@@ -177,12 +238,23 @@ async function main() {
     for (const chain of ['base', 'solana'] as const) {
       sessions.push(await benchSessions(deps, devnet, merchant.id, receiver, chain))
     }
-    const out = { date: new Date().toISOString(), engine, loadAverage: loadavg().map(round), sessions }
+    const deposits = []
+    for (const chain of ['base', 'solana'] as const) {
+      deposits.push(await benchDeposits(deps, devnet, merchant.id, chain))
+    }
+    const out = {
+      date: new Date().toISOString(),
+      engine,
+      loadAverage: loadavg().map(round),
+      sessions,
+      deposits,
+    }
     await mkdir(new URL('./results/', import.meta.url), { recursive: true })
     await writeFile(new URL('./results/inbound.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`)
     console.log('wrote bench/results/inbound.json')
   } finally {
     unsubscribe()
+    unsubscribeDeposits()
     await rails.stop()
     await runner.stop({ timeoutMs: 2_000 })
     await http.close()
