@@ -14,12 +14,11 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
-import { DEFAULT_EVM_NETWORKS, type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet } from '@tollgate/devnet'
 import {
   createDefaultSettings,
   createIdGenerator,
   createJobRunner,
-  createJsonRpc,
   createLogger,
   createMerchant,
   createOutboundHttp,
@@ -35,7 +34,7 @@ import {
 import { addDepositIdentity } from '../packages/service/src/deposits/add-deposit-identity.js'
 import { createDepositAccount } from '../packages/service/src/deposits/create-deposit-account.js'
 import { createDevnetPayer } from '../packages/service/src/testing/devnet-payer.js'
-import { sendSplTransfer } from '../packages/service/src/testing/send-solana-transfer.js'
+import { createSolanaDevnetPayer } from '../packages/service/src/testing/send-solana-transfer.js'
 import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 import { round, summarize } from './lib/stats.js'
 
@@ -84,30 +83,13 @@ type Payers = Record<'base' | 'solana', (to: string, amount: bigint) => Promise<
 
 function createPayers(devnet: LocalDevnet, deps: Deps): Payers {
   const evm = createDevnetPayer(devnet, BASE)
-  const network = devnet.networks[SOLANA_DEVNET_NETWORK]
-  const wallet = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
   const usdc = deps.rails.chains.findAsset('test', 'solana', 'USDC')
-  if (!network || !wallet || !usdc) {
+  if (!usdc) {
     throw new Error('devnet without Solana USDC')
   }
-  const rpc = createJsonRpc(network.rpcUrl, { network: SOLANA_DEVNET_NETWORK })
   return {
     base: (to, amount) => evm.payToken('USDC', to, amount),
-    solana: (to, amount) =>
-      sendSplTransfer(rpc, {
-        secret: wallet.privateKey,
-        payer: wallet.address,
-        owner: to,
-        asset: usdc,
-        amount,
-      }),
-  }
-}
-
-/** Prepares a payee on `chain` (a Solana owner needs its USDC account before a TransferChecked). */
-async function preparePayee(devnet: LocalDevnet, chain: 'base' | 'solana', address: string) {
-  if (chain === 'solana') {
-    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address, asset: 'USDC', amount: 0n })
+    solana: createSolanaDevnetPayer(devnet, usdc),
   }
 }
 
@@ -138,7 +120,6 @@ async function benchSessions(
     if (!address || amount === null) {
       throw new Error('session without an address')
     }
-    await preparePayee(devnet, chain, address)
     // The watcher picks the new address up at its next poll; then pay at a random phase of the poll.
     await sleep(pollMs + Math.random() * pollMs)
     const completed = receiver.waitFor('payment.completed', reference)
@@ -165,7 +146,6 @@ async function benchDeposits(deps: Deps, devnet: LocalDevnet, merchantId: string
   if (!address) {
     throw new Error(`no ${chain} deposit address`)
   }
-  await preparePayee(devnet, chain, address)
   // Notes the transfer inside its recording transaction, after the deposit subscriber credited it;
   // only then is the database polled (every 1 ms) for the committed credit.
   const recorded = new Set<string>()

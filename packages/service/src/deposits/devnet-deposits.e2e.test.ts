@@ -1,7 +1,6 @@
 import {
   DEFAULT_EVM_NETWORKS,
   type LocalDevnet,
-  SOLANA_DEVNET_NETWORK,
   startDevnet,
   toViemChain,
   usdcLikeAbi,
@@ -12,12 +11,12 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { merchantAccount } from '../ledger/chart-of-accounts.js'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { getAccountBalance } from '../ledger/get-balances.js'
-import { createJsonRpc } from '../rails/chains/json-rpc.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { setTestFxRates } from '../testing/fx-fixtures.js'
 import { createHarness, type Harness } from '../testing/harness.js'
-import { sendSplTransfer } from '../testing/send-solana-transfer.js'
+import { createSolanaDevnetPayer } from '../testing/send-solana-transfer.js'
+import { waitForChainCursor } from '../testing/session-probe.js'
 import { subscribeDeposits } from './subscribe-deposits.js'
 
 const BASE = 'eip155:84532'
@@ -59,8 +58,7 @@ describeEachDatabase('deposits on the devnet', (getDb) => {
     await setTestFxRates(h.deps.rails)
     unsubscribe = subscribeDeposits(h.deps)
     await h.deps.rails.start()
-    // The watcher's first poll puts its cursor at the head; a payment before it would be skipped.
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    await waitForChainCursor(h, BASE)
   })
   afterAll(async () => {
     unsubscribe?.()
@@ -155,23 +153,12 @@ describeEachDatabase('deposits on the devnet', (getDb) => {
     })
   })
 
-  const paySolanaUsdc = async (owner: string, amount: bigint) => {
-    const net = devnet.networks[SOLANA_DEVNET_NETWORK]
-    const wallet = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+  const paySolanaUsdc = (owner: string, amount: bigint) => {
     const usdc = h.deps.rails.chains.findAsset('test', 'solana', 'USDC')
-    if (!net || !wallet || !usdc) {
-      throw new Error('no Solana payer or USDC on the devnet')
+    if (!usdc) {
+      throw new Error('no Solana USDC')
     }
-    // The owner's USDC account must exist before a TransferChecked can credit it.
-    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: owner, asset: 'USDC', amount: 0n })
-    const rpc = createJsonRpc(net.rpcUrl, { network: SOLANA_DEVNET_NETWORK })
-    return sendSplTransfer(rpc, {
-      secret: wallet.privateKey,
-      payer: wallet.address,
-      owner,
-      asset: usdc,
-      amount,
-    })
+    return createSolanaDevnetPayer(devnet, usdc)(owner, amount)
   }
 
   test('solana, default rule: 10 USDC becomes a completed USDC deposit of 9.95 net', async () => {

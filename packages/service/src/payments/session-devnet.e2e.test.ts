@@ -14,11 +14,13 @@ import { getAccountBalance } from '../ledger/get-balances.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
-import { createSessionProbe } from '../testing/session-probe.js'
+import { createSolanaDevnetPayer } from '../testing/send-solana-transfer.js'
+import { createSessionProbe, waitForChainCursor } from '../testing/session-probe.js'
 import { registerSessionHandlers } from './register-session-handlers.js'
 
-// Sessions paid for real on the devnet's Base Sepolia: the real rails (registry, HD addresses, FX,
-// screening, the EVM watcher) report the customer's USDC transfer and the session closes.
+// Sessions paid for real on the devnet's Base Sepolia (anvil) and Solana (LiteSVM): the real rails
+// (registry, HD addresses, FX, screening, the EVM and Solana watchers) report the customer's USDC
+// transfer and the session closes.
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -28,7 +30,6 @@ let devnet: LocalDevnet
 
 beforeAll(async () => {
   devnet = await startDevnet({
-    solana: false,
     evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
   })
 })
@@ -46,11 +47,12 @@ describeEachDatabase('payment sessions paid on the devnet', (getDb) => {
         createRails(base, {
           networks: devnet.networks,
           pollIntervalMs: 100,
-          confirmations: { test: { base: 1 } },
+          confirmations: { test: { base: 1, solana: 1 } },
         }),
     })
     unsubscribe = registerSessionHandlers(h.deps)
     await h.deps.rails.start()
+    await waitForChainCursor(h, BASE)
   })
   afterAll(async () => {
     await h.deps.rails.stop()
@@ -114,5 +116,28 @@ describeEachDatabase('payment sessions paid on the devnet', (getDb) => {
     expect(done.payment.status).toBe('completed')
     expect(done.transactions).toHaveLength(2)
     expect(await eventTypes(session)).toEqual(['payment.partial', 'payment.completed'])
+  })
+
+  test('default: a session on Solana USDC paid exactly completes; the balance gains the net amount', async () => {
+    const usdc = h.deps.rails.chains.findAsset('test', 'solana', 'USDC')
+    if (!usdc) {
+      throw new Error('no Solana USDC')
+    }
+    const session = await probe().open({ asset: 'USDC', chain: 'solana' })
+    expect(session.payment).toMatchObject({ address: expect.any(String), status: 'pending' })
+    const before = await balance()
+    const txHash = await createSolanaDevnetPayer(devnet, usdc)(
+      session.payment.address,
+      parseUnits(session.payment.amount, 6),
+    )
+    const done = await waitFor(session, (s) => s.state === 'closed')
+    expect(done).toMatchObject({
+      state: 'closed',
+      payment: { status: 'completed', txHash, amountReceived: session.payment.amount },
+      transactions: [{ txHash, status: 'confirmed', amount: session.payment.amount, chain: 'solana' }],
+    })
+    expect((await balance()).available - before.available).toBe(parseUnits(done.settlements.net.amount, 6))
+    expect(await eventTypes(session)).toEqual(['payment.completed'])
+    expect(await checkLedgerInvariants(h.deps)).toEqual([])
   })
 })

@@ -1,4 +1,3 @@
-import { parseUnits } from 'viem'
 import { expect } from 'vitest'
 import type { Harness } from './harness.js'
 
@@ -13,8 +12,6 @@ export type SessionProbe = {
   waitFor(session: Json, done: (current: Json) => boolean): Promise<Json>
   /** The event types emitted for `session`, in order. */
   eventTypes(session: Json): Promise<string[]>
-  /** A decimal string in minor units of `decimals`. */
-  toUnits(amount: string, decimals: number): bigint
 }
 
 /** A {@link SessionProbe} over merchant A of `h`. */
@@ -54,6 +51,25 @@ export function createSessionProbe(h: Harness): SessionProbe {
       )
         .filter((e) => (e.payload as Json).data.session.id === session.id)
         .map((e) => e.type),
-    toUnits: (amount, decimals) => parseUnits(amount, decimals),
   }
+}
+
+/**
+ * Waits (up to 30 s) until the EVM watcher of `network` has polled once and holds a cursor: its
+ * first poll starts at the head, so a payment made before it would not be scanned.
+ */
+export async function waitForChainCursor(h: Harness, network: string): Promise<void> {
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    const cursor = await h.deps.db
+      .selectFrom('chain_cursors')
+      .select('network')
+      .where('network', '=', network)
+      .executeTakeFirst()
+    if (cursor) {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the watcher of ${network} did not poll within 30 s`)
 }
