@@ -129,63 +129,55 @@ describeEachDatabase('deposits on the devnet', (getDb) => {
     return withAddress.staticDepositAddresses[0]?.address ?? ''
   }
 
-  test('default rule: 10 USDC becomes a completed USDC deposit of 9.95 net', async () => {
-    const txHash = await payUsdc(await staticAddress('devnet-default@example.com', 'default'), 10_000_000n)
-    expect(await waitForDeposit(txHash, 'pending')).toMatchObject({ currency: 'USDC', netAmount: '9.950000' })
-    await mine(3)
-    expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
-      currency: 'USDC',
-      amount: '10.000000',
-      fee: '0.050000',
-      netAmount: '9.950000',
-    })
-  })
-
-  test('chosen currency NGN: 10 USDC becomes a completed NGN deposit of 14,925 net', async () => {
-    const txHash = await payUsdc(await staticAddress('devnet-ngn@example.com', 'NGN'), 10_000_000n)
-    await waitForDeposit(txHash, 'pending')
-    await mine(3)
-    expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
-      currency: 'NGN',
-      amount: '15000.00',
-      fee: '75.00',
-      netAmount: '14925.00',
-    })
-  })
-
-  const paySolanaUsdc = (owner: string, amount: bigint) => {
-    const usdc = h.deps.rails.chains.findAsset('test', 'solana', 'USDC')
-    if (!usdc) {
-      throw new Error('no Solana USDC')
-    }
-    return createSolanaDevnetPayer(devnet, usdc)(owner, amount)
+  // Each chain: how to pay USDC to an address, and how to add the 3 confirmations.
+  const chains = {
+    base: { pay: payUsdc, confirm: () => mine(3) },
+    solana: {
+      pay: (owner: string, amount: bigint) => {
+        const usdc = h.deps.rails.chains.findAsset('test', 'solana', 'USDC')
+        if (!usdc) {
+          throw new Error('no Solana USDC')
+        }
+        return createSolanaDevnetPayer(devnet, usdc)(owner, amount)
+      },
+      confirm: async () => devnet.solana?.advanceBlocks(3),
+    },
   }
 
-  test('solana, default rule: 10 USDC becomes a completed USDC deposit of 9.95 net', async () => {
-    const address = await staticAddress('devnet-sol-default@example.com', 'default', 'solana')
-    const txHash = await paySolanaUsdc(address, 10_000_000n)
-    expect(await waitForDeposit(txHash, 'pending')).toMatchObject({ currency: 'USDC', netAmount: '9.950000' })
-    devnet.solana?.advanceBlocks(3)
-    expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
-      currency: 'USDC',
-      amount: '10.000000',
-      fee: '0.050000',
-      netAmount: '9.950000',
-    })
-  })
+  test.each(['base', 'solana'] as const)(
+    '%s, default rule: 10 USDC becomes a completed USDC deposit of 9.95 net',
+    async (chain) => {
+      const address = await staticAddress(`devnet-default-${chain}@example.com`, 'default', chain)
+      const txHash = await chains[chain].pay(address, 10_000_000n)
+      expect(await waitForDeposit(txHash, 'pending')).toMatchObject({
+        currency: 'USDC',
+        netAmount: '9.950000',
+      })
+      await chains[chain].confirm()
+      expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
+        currency: 'USDC',
+        amount: '10.000000',
+        fee: '0.050000',
+        netAmount: '9.950000',
+      })
+    },
+  )
 
-  test('solana, chosen currency NGN: 10 USDC becomes a completed NGN deposit of 14,925 net', async () => {
-    const address = await staticAddress('devnet-sol-ngn@example.com', 'NGN', 'solana')
-    const txHash = await paySolanaUsdc(address, 10_000_000n)
-    await waitForDeposit(txHash, 'pending')
-    devnet.solana?.advanceBlocks(3)
-    expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
-      currency: 'NGN',
-      amount: '15000.00',
-      fee: '75.00',
-      netAmount: '14925.00',
-    })
-  })
+  test.each(['base', 'solana'] as const)(
+    '%s, chosen currency NGN: 10 USDC becomes a completed NGN deposit of 14,925 net',
+    async (chain) => {
+      const address = await staticAddress(`devnet-ngn-${chain}@example.com`, 'NGN', chain)
+      const txHash = await chains[chain].pay(address, 10_000_000n)
+      await waitForDeposit(txHash, 'pending')
+      await chains[chain].confirm()
+      expect(await waitForDeposit(txHash, 'completed')).toMatchObject({
+        currency: 'NGN',
+        amount: '15000.00',
+        fee: '75.00',
+        netAmount: '14925.00',
+      })
+    },
+  )
 
   test('behavior: a deposit reorged out before its confirmation count fails and is never credited', async () => {
     const address = await staticAddress('devnet-reorg@example.com', 'default')
