@@ -9,6 +9,7 @@ export type AccountCode =
   | `merchant:${string}`
   | 'platform:fees'
   | 'platform:fx'
+  | `${HotAccountCode}:shard${number}`
   | `custody:${string}:${string}`
   | `bank:${string}`
   | `momo:${string}`
@@ -25,7 +26,7 @@ export type AccountPolicy = {
 }
 
 const codePattern =
-  /^(merchant:mer_[A-Za-z0-9]+|platform:fees|platform:fx|custody:[a-z0-9-]+:[A-Za-z0-9]+|bank:[a-z0-9_-]+|momo:[a-z0-9_-]+|suspense|sandbox:funding)$/
+  /^(merchant:mer_[A-Za-z0-9]+|platform:fees|platform:fx|platform:(?:fees|fx):shard[1-9][0-9]*|custody:[a-z0-9-]+:[A-Za-z0-9]+|bank:[a-z0-9_-]+|momo:[a-z0-9_-]+|suspense|sandbox:funding)$/
 
 /** The balance account of a merchant (credit-normal, may not go negative). */
 export function merchantAccount(merchantId: string): AccountCode {
@@ -57,4 +58,35 @@ export function getAccountPolicy(code: string): AccountPolicy {
     creditsMustNotExceedDebits: false,
     testOnly: code === 'sandbox:funding',
   }
+}
+
+/** A shared platform account that every swap touches, split into shards so swaps do not queue on one row. */
+export type HotAccountCode = 'platform:fees' | 'platform:fx'
+
+/** Accounts per hot account and currency: the base code (shard 0) and `{code}:shard1` … `:shard7`. */
+export const hotAccountShards = 8
+
+/** The codes of every shard of `code`, the base code first; its balance is their sum. */
+export function hotAccountCodes(code: HotAccountCode): AccountCode[] {
+  return Array.from(
+    { length: hotAccountShards },
+    (_, k): AccountCode => (k === 0 ? code : `${code}:shard${k}`),
+  )
+}
+
+/**
+ * The shard of `code` a posting keyed by `key` (a swap's quotation id) uses: FNV-1a of the key modulo
+ * {@link hotAccountShards}, so concurrent swaps spread over the shards and a replay picks the same one.
+ */
+export function hotAccountShard(code: HotAccountCode, key: string): AccountCode {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) {
+    hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0
+  }
+  return hotAccountCodes(code)[hash % hotAccountShards] ?? code
+}
+
+/** Whether `code` is one of the hot accounts whose balance sums its shards. */
+export function isHotAccountCode(code: string): code is HotAccountCode {
+  return code === 'platform:fees' || code === 'platform:fx'
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { type AccountBalance, toAccountBalance, toAccountCounters } from './account-balance.js'
-import { type AccountCode, merchantAccount } from './chart-of-accounts.js'
+import { type AccountCode, hotAccountCodes, isHotAccountCode, merchantAccount } from './chart-of-accounts.js'
 import type { LedgerCurrency } from './ledger-currencies.js'
 
 /** A merchant's balance in one currency, in minor units. */
@@ -26,21 +26,32 @@ export async function getBalances(
   }))
 }
 
-/** The balance of any ledger account (zero when it does not exist yet), in minor units. */
+/**
+ * The balance of any ledger account (zero when it does not exist yet), in minor units. For a hot
+ * account (`platform:fees`, `platform:fx`) it is the balance of the sum of its shards' counters.
+ */
 export async function getAccountBalance(
   deps: Pick<Deps, 'db'>,
   input: { environment: KeyEnvironment; code: AccountCode; currency: LedgerCurrency },
 ): Promise<AccountBalance> {
-  const row = await deps.db
+  const codes = isHotAccountCode(input.code) ? hotAccountCodes(input.code) : [input.code]
+  const rows = await deps.db
     .selectFrom('ledger_accounts')
     .select(['debits_pending', 'debits_posted', 'credits_pending', 'credits_posted'])
     .where('environment', '=', input.environment)
-    .where('code', '=', input.code)
+    .where('code', 'in', codes)
     .where('currency', '=', input.currency)
-    .executeTakeFirst()
+    .execute()
+  const zero = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n }
   return toAccountBalance(
-    row
-      ? toAccountCounters(row)
-      : { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n },
+    rows.map(toAccountCounters).reduce(
+      (sum, c) => ({
+        debitsPending: sum.debitsPending + c.debitsPending,
+        debitsPosted: sum.debitsPosted + c.debitsPosted,
+        creditsPending: sum.creditsPending + c.creditsPending,
+        creditsPosted: sum.creditsPosted + c.creditsPosted,
+      }),
+      zero,
+    ),
   )
 }

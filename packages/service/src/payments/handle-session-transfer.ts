@@ -3,6 +3,7 @@ import { postTransaction } from '../ledger/post-transaction.js'
 import { postPendingTransaction, voidPendingTransaction } from '../ledger/resolve-pending.js'
 import type { Db, IncomingTransfer, IncomingTransferHandler } from '../rails/types.js'
 import { emitSessionEvent, reconcileSession } from './reconcile-session.js'
+import { holdSessionFees, releaseSessionFees } from './session-fees.js'
 import { toReversalLegs, toSessionCreditLegs } from './session-ledger.js'
 import type { SessionRow } from './session-settlement.js'
 import type { SessionTransactionRow } from './to-session-response.js'
@@ -159,7 +160,10 @@ async function confirm(
   })
   const session = await lockSession(db, row.session_id)
   if (row.attributed) {
-    await reconcileSession(db, deps, { row: session, trigger: 'confirmed' })
+    const reconciled = await reconcileSession(db, deps, { row: session, trigger: 'confirmed' })
+    if (reconciled.state === 'open') {
+      await holdSessionFees(db, deps, { row: reconciled, transferId: transfer.id })
+    }
   } else if (row.failure_reason === lateReason) {
     await emitSessionEvent(db, deps, session, 'payment.received_after_expiry')
   }
@@ -182,7 +186,9 @@ async function revert(
       transactionId: row.ledger_transaction_id,
     })
   } else if (row.ledger_transaction_id) {
-    // Already posted (a reorg deeper than the confirmation count): a correcting transfer takes it back.
+    // Already posted (a reorg deeper than the confirmation count): its fee hold is released and a
+    // correcting transfer takes the credit back.
+    await releaseSessionFees(db, deps, { row: session, transferId: transfer.id })
     const credit = toSessionCreditLegs(deps, session, {
       amount: BigInt(row.amount),
       to: row.attributed ? 'merchant' : 'suspense',

@@ -3,18 +3,16 @@ import type { PaymentSessionsTable, SessionPaymentStatus } from '../db/schema/pa
 import type { Deps } from '../deps.js'
 import { emitEvent } from '../events/emit-event.js'
 import type { EventType } from '../events/event-types.js'
-import { merchantAccount } from '../ledger/chart-of-accounts.js'
-import { isLedgerCurrency } from '../ledger/ledger-currencies.js'
-import { postTransaction } from '../ledger/post-transaction.js'
 import type { Db } from '../rails/types.js'
 import { toSessionViews } from './load-payment-session.js'
-import { computeSettlement, type SessionRow } from './session-settlement.js'
+import { releaseSessionFees, takeSessionFees } from './session-fees.js'
+import type { SessionRow } from './session-settlement.js'
 import { toSessionResponse } from './to-session-response.js'
 
 /** What made a session be looked at again: a transfer's new status, or its expiry time. */
 export type SessionTrigger = 'seen' | 'confirmed' | 'reverted' | 'expiry' | 'failed'
 
-type SessionDeps = Pick<Deps, 'ids' | 'clock' | 'rails' | 'settings'>
+type SessionDeps = Pick<Deps, 'ids' | 'clock' | 'rails' | 'settings' | 'logger'>
 
 /**
  * Recomputes a locked session from its transactions and moves it along the state machine of
@@ -70,8 +68,12 @@ export async function reconcileSession(
     .where('id', '=', row.id)
     .returningAll()
     .executeTakeFirstOrThrow()
-  if (row.state === 'open' && updated.state === 'closed' && totals.confirmed > 0n && status !== 'failed') {
-    updated = await settleSession(db, deps, updated)
+  if (row.state === 'open' && updated.state === 'closed' && totals.confirmed > 0n) {
+    if (status === 'failed') {
+      await releaseSessionFees(db, deps, { row: updated })
+    } else {
+      updated = await settleSession(db, deps, updated)
+    }
   }
   if (event) {
     await emitSessionEvent(db, deps, updated, event)
@@ -100,38 +102,15 @@ export async function emitSessionEvent(
   })
 }
 
-// The fees of a closed session leave the merchant's balance for platform:fees in one posting.
+// The fees of a closed session leave the merchant's balance for platform:fees (session-fees.ts).
 async function settleSession(db: Db, deps: SessionDeps, row: SessionRow): Promise<SessionRow> {
-  const amounts = computeSettlement(row, BigInt(row.amount_confirmed))
-  if (!amounts || !isLedgerCurrency(amounts.currency)) {
+  const taken = await takeSessionFees(db, deps, row)
+  if (!taken) {
     return row
-  }
-  const fees = amounts.processingFee + amounts.gasFee
-  if (fees > 0n) {
-    await postTransaction(
-      { db, ids: deps.ids, clock: deps.clock },
-      {
-        environment: row.environment,
-        idempotencyKey: `session:${row.id}:fees`,
-        legs: [
-          {
-            debit: merchantAccount(row.merchant_id),
-            credit: 'platform:fees',
-            amount: fees,
-            currency: amounts.currency,
-          },
-        ],
-        source: 'fee',
-        sourceId: row.id,
-        sourceReference: row.reference,
-        reference: row.reference,
-        description: `Fees of payment session ${row.reference}`,
-      },
-    )
   }
   return db
     .updateTable('payment_sessions')
-    .set({ settled_gross: amounts.gross, settled_fees: fees, settled_at: deps.clock.now() })
+    .set({ settled_gross: taken.gross, settled_fees: taken.fees, settled_at: deps.clock.now() })
     .where('id', '=', row.id)
     .returningAll()
     .executeTakeFirstOrThrow()

@@ -14,10 +14,13 @@ import { getAccountBalance } from '../ledger/get-balances.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { createSolanaDevnetPayer } from '../testing/send-solana-transfer.js'
+import { createSessionProbe, waitForChainCursor } from '../testing/session-probe.js'
 import { registerSessionHandlers } from './register-session-handlers.js'
 
-// Sessions paid for real on the devnet's Base Sepolia: the real rails (registry, HD addresses, FX,
-// screening, the EVM watcher) report the customer's USDC transfer and the session closes.
+// Sessions paid for real on the devnet's Base Sepolia (anvil) and Solana (LiteSVM): the real rails
+// (registry, HD addresses, FX, screening, the EVM and Solana watchers) report the customer's USDC
+// transfer and the session closes.
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and pinned by the assertions.
 type Json = Record<string, any>
@@ -27,7 +30,6 @@ let devnet: LocalDevnet
 
 beforeAll(async () => {
   devnet = await startDevnet({
-    solana: false,
     evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
   })
 })
@@ -45,11 +47,12 @@ describeEachDatabase('payment sessions paid on the devnet', (getDb) => {
         createRails(base, {
           networks: devnet.networks,
           pollIntervalMs: 100,
-          confirmations: { test: { base: 1 } },
+          confirmations: { test: { base: 1, solana: 1 } },
         }),
     })
     unsubscribe = registerSessionHandlers(h.deps)
     await h.deps.rails.start()
+    await waitForChainCursor(h, BASE)
   })
   afterAll(async () => {
     await h.deps.rails.stop()
@@ -78,43 +81,12 @@ describeEachDatabase('payment sessions paid on the devnet', (getDb) => {
     await reader.waitForTransactionReceipt({ hash })
     return hash
   }
-  const open = async (): Promise<Json> => {
-    const json = {
-      title: 'Devnet order',
-      amount: '5.00',
-      currency: 'USD',
-      asset: 'USDC',
-      chain: 'base',
-      customer: { email: 'devnet@example.com' },
-    }
-    const res = await h.request('/api/v1/payments', { method: 'POST', json })
-    expect(res.status).toBe(200)
-    return ((await res.json()) as Json).data
-  }
-  const waitFor = async (session: Json, done: (s: Json) => boolean): Promise<Json> => {
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const url = `/api/v1/payments/reference/${session.reference}?includeTransactions=true`
-      const current = ((await (await h.request(url)).json()) as Json).data
-      if (done(current) || Date.now() > deadline) {
-        return current
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
+  const probe = () => createSessionProbe(h)
+  const open = () => probe().open({ asset: 'USDC', chain: 'base' })
+  const waitFor = (session: Json, done: (s: Json) => boolean) => probe().waitFor(session, done)
   const balance = () =>
     getAccountBalance(h.deps, { environment: 'test', code: merchantAccount(h.a.id), currency: 'USDC' })
-  const eventTypes = async (session: Json) =>
-    (
-      await h.deps.db
-        .selectFrom('events')
-        .selectAll()
-        .where('merchant_id', '=', h.a.id)
-        .orderBy('seq')
-        .execute()
-    )
-      .filter((e) => (e.payload as Json).data.session.id === session.id)
-      .map((e) => e.type)
+  const eventTypes = (session: Json) => probe().eventTypes(session)
 
   test('default: a session paid exactly on Base completes; the balance gains the net amount', async () => {
     const session = await open()
@@ -144,5 +116,28 @@ describeEachDatabase('payment sessions paid on the devnet', (getDb) => {
     expect(done.payment.status).toBe('completed')
     expect(done.transactions).toHaveLength(2)
     expect(await eventTypes(session)).toEqual(['payment.partial', 'payment.completed'])
+  })
+
+  test('default: a session on Solana USDC paid exactly completes; the balance gains the net amount', async () => {
+    const usdc = h.deps.rails.chains.findAsset('test', 'solana', 'USDC')
+    if (!usdc) {
+      throw new Error('no Solana USDC')
+    }
+    const session = await probe().open({ asset: 'USDC', chain: 'solana' })
+    expect(session.payment).toMatchObject({ address: expect.any(String), status: 'pending' })
+    const before = await balance()
+    const txHash = await createSolanaDevnetPayer(devnet, usdc)(
+      session.payment.address,
+      parseUnits(session.payment.amount, 6),
+    )
+    const done = await waitFor(session, (s) => s.state === 'closed')
+    expect(done).toMatchObject({
+      state: 'closed',
+      payment: { status: 'completed', txHash, amountReceived: session.payment.amount },
+      transactions: [{ txHash, status: 'confirmed', amount: session.payment.amount, chain: 'solana' }],
+    })
+    expect((await balance()).available - before.available).toBe(parseUnits(done.settlements.net.amount, 6))
+    expect(await eventTypes(session)).toEqual(['payment.completed'])
+    expect(await checkLedgerInvariants(h.deps)).toEqual([])
   })
 })

@@ -5,6 +5,7 @@ import { inTransaction } from '../db/in-transaction.js'
 import { merchantAccount } from '../ledger/chart-of-accounts.js'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { getAccountBalance } from '../ledger/get-balances.js'
+import { postTransaction } from '../ledger/post-transaction.js'
 import type { IncomingTransfer } from '../rails/types.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails, type FakeSessionRails } from '../testing/fake-session-rails.js'
@@ -170,7 +171,8 @@ describeEachDatabase('payment session state machine', (getDb) => {
     await seenThenConfirmed(transfer(session, usdc(40)))
     const mid = await read(session)
     expect(mid).toMatchObject({ state: 'open', amountPaid: '40.00', payment: { status: 'partial' } })
-    expect((await balance()).available - before.available).toBe(usdc(40))
+    // The fees owed on the 40 are held (a pending debit), so the merchant cannot spend them before close.
+    expect((await balance()).available - before.available).toBe(usdc(40) - fees)
     await seenThenConfirmed(transfer(session, usdc(60), { logIndex: 3 }))
     expect(await read(session)).toMatchObject({
       state: 'closed',
@@ -264,7 +266,7 @@ describeEachDatabase('payment session state machine', (getDb) => {
     expect(await balance()).toEqual(before)
     const second = transfer(session, usdc(30))
     await seenThenConfirmed(second)
-    expect((await balance()).available - before.available).toBe(usdc(30))
+    expect((await balance()).available - before.available).toBe(usdc(30) - fees)
     await deliver({ ...second, status: 'reverted' })
     const s = await read(session)
     expect(s.payment.status).toBe('pending')
@@ -295,6 +297,60 @@ describeEachDatabase('payment session state machine', (getDb) => {
     ])
     expect(await balance()).toEqual(before)
     expect((await events(session)).map((e) => e.type)).toEqual(['payment.failed'])
+    await invariantsHold()
+  })
+
+  test('behavior: the merchant spends a partial payment before close; the held fees are still taken', async () => {
+    const spendAll = async (key: string) => {
+      const { available } = await balance()
+      await postTransaction(h.deps, {
+        environment: 'test',
+        idempotencyKey: key,
+        legs: [{ debit: merchantAccount(h.a.id), credit: 'suspense', amount: available, currency: 'USDC' }],
+        source: 'adjustment',
+      })
+    }
+    const feesBefore = await balance('platform:fees')
+    const session = await open()
+    await seenThenConfirmed(transfer(session, usdc(40)))
+    await spendAll(`spend-${session.id}`)
+    const overdraft = postTransaction(h.deps, {
+      environment: 'test',
+      idempotencyKey: `overdraft-${session.id}`,
+      legs: [{ debit: merchantAccount(h.a.id), credit: 'suspense', amount: 1n, currency: 'USDC' }],
+      source: 'adjustment',
+    })
+    await expect(overdraft).rejects.toMatchObject({ code: 'insufficient_balance' })
+    await seenThenConfirmed(transfer(session, usdc(60), { logIndex: 5 }))
+    expect(await read(session)).toMatchObject({ state: 'closed', payment: { status: 'completed' } })
+    expect((await balance()).available).toBe(usdc(60))
+    expect((await balance('platform:fees')).available - feesBefore.available).toBe(fees)
+
+    // Spent, then closed underpaid at expiry: the hold is what the close takes.
+    const underpaid = await open()
+    await seenThenConfirmed(transfer(underpaid, usdc(10)))
+    await spendAll(`spend-${underpaid.id}`)
+    await expire(underpaid)
+    expect(await read(underpaid)).toMatchObject({ state: 'closed', payment: { status: 'underpaid' } })
+    expect((await balance()).available).toBe(0n)
+    expect((await balance('platform:fees')).available - feesBefore.available).toBe(2n * fees)
+    const rows = await h.request(`/api/v1/balance/transactions?source=fee`)
+    const feeRows = ((await rows.json()) as Json).data.filter(
+      (r: Json) => r.reference === underpaid.reference,
+    )
+    expect(feeRows).toMatchObject([{ direction: 'debit', status: 'completed', amount: '1.019501' }])
+    await invariantsHold()
+  })
+
+  test('behavior: a session that fails after a partial payment releases its fee hold', async () => {
+    const session = await open()
+    const before = await balance()
+    await seenThenConfirmed(transfer(session, usdc(40)))
+    await seenThenConfirmed(
+      transfer(session, usdc(60), { logIndex: 7, fromAddress: `0x${'0'.repeat(36)}dEaD` }),
+    )
+    expect(await read(session)).toMatchObject({ state: 'closed', payment: { status: 'failed' } })
+    expect((await balance()).available - before.available).toBe(usdc(40))
     await invariantsHold()
   })
 })

@@ -3,7 +3,7 @@ import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import { emitEvent } from '../events/emit-event.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
-import { merchantAccount } from '../ledger/chart-of-accounts.js'
+import { hotAccountShard, merchantAccount } from '../ledger/chart-of-accounts.js'
 import { formatLedgerAmount, type LedgerCurrency } from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
@@ -117,19 +117,22 @@ export function swapLedgerKey(quotationId: string): string {
 /**
  * The ledger legs of a quotation: the source amount into `platform:fx`, the reference-rate amount
  * (target + spread) out of it to the merchant, and the spread from the merchant to `platform:fees`.
+ * Both platform accounts are the shards the quotation id picks (docs/ledger.md, "Hot accounts").
  */
 export function toSwapLegs(merchantId: string, quotation: SwapQuotationRow): LedgerLeg[] {
   const merchant = merchantAccount(merchantId)
+  const fx = hotAccountShard('platform:fx', quotation.id)
+  const fees = hotAccountShard('platform:fees', quotation.id)
   const from = quotation.from_currency as LedgerCurrency
   const to = quotation.to_currency as LedgerCurrency
   const target = BigInt(quotation.target_amount)
   const fee = BigInt(quotation.fee)
   const legs: LedgerLeg[] = [
-    { debit: merchant, credit: 'platform:fx', amount: BigInt(quotation.source_amount), currency: from },
-    { debit: 'platform:fx', credit: merchant, amount: target + fee, currency: to },
+    { debit: merchant, credit: fx, amount: BigInt(quotation.source_amount), currency: from },
+    { debit: fx, credit: merchant, amount: target + fee, currency: to },
   ]
   if (fee > 0n) {
-    legs.push({ debit: merchant, credit: 'platform:fees', amount: fee, currency: to })
+    legs.push({ debit: merchant, credit: fees, amount: fee, currency: to })
   }
   return legs
 }

@@ -12,7 +12,8 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import type { JsonRpc } from '../rails/chains/json-rpc.js'
+import { type LocalDevnet, SOLANA_DEVNET_NETWORK } from '@tollgate/devnet'
+import { createJsonRpc, type JsonRpc } from '../rails/chains/json-rpc.js'
 import { getAssociatedTokenAccount } from '../rails/chains/solana-watcher.js'
 import type { ChainAsset } from '../rails/types.js'
 
@@ -81,4 +82,25 @@ export function sendLamports(
     ],
     data: new Uint8Array([2, 0, 0, 0, ...u64(input.lamports)]),
   }))
+}
+
+/**
+ * Pays SPL `asset` from the devnet's first Solana payer: creates the owner's associated token
+ * account (empty; a customer's wallet creates it in the same transaction) so a TransferChecked can
+ * credit it, then sends `amount`; resolves with the signature once LiteSVM has the block.
+ */
+export function createSolanaDevnetPayer(
+  devnet: LocalDevnet,
+  asset: ChainAsset,
+): (owner: string, amount: bigint) => Promise<string> {
+  const network = devnet.networks[SOLANA_DEVNET_NETWORK]
+  const wallet = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+  if (!network || !wallet) {
+    throw new TypeError('no Solana payer on the devnet')
+  }
+  const rpc = createJsonRpc(network.rpcUrl, { network: SOLANA_DEVNET_NETWORK })
+  return async (owner, amount) => {
+    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: owner, asset: asset.symbol, amount: 0n })
+    return sendSplTransfer(rpc, { secret: wallet.privateKey, payer: wallet.address, owner, asset, amount })
+  }
 }
