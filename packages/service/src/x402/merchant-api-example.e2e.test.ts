@@ -34,7 +34,7 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 function start(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, ['--conditions=tollgate-source', '--import', 'tsx', ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -83,7 +83,16 @@ describe('examples/merchant-api-shop.ts against npm start', () => {
   test('default: the tollgate pay CLI pays the shop and the income is in the merchant API', async () => {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['packages/agent/bin/tollgate.js', 'pay', `${shopUrl}/report`, '--max', '0.01'],
+      [
+        '--conditions=tollgate-source',
+        '--import',
+        'tsx',
+        'packages/agent/bin/tollgate-pay.js',
+        'pay',
+        `${shopUrl}/report`,
+        '--max',
+        '0.01',
+      ],
       { cwd: root, env: { ...process.env, TOLLGATE_EVM_PRIVATE_KEY: payerKey(0) }, timeout: 60_000 },
     )
     expect(JSON.parse(stdout)).toMatchObject({ report: expect.any(String) })
