@@ -4,7 +4,7 @@
 //   npm start                                           # terminal 1: the sandbox (writes .tollgate/sandbox.json)
 //   node --conditions=tollgate-source --import tsx examples/merchant-api-shop.ts     # terminal 2: this shop on PORT (default 4022)
 //   then pay it with a sandbox wallet key:
-//   TOLLGATE_EVM_PRIVATE_KEY=0x… npx tollgate pay http://127.0.0.1:4022/report --max 0.01
+//   TOLLGATE_EVM_PRIVATE_KEY=0x… npx tollgate-pay http://127.0.0.1:4022/report --max 0.01
 //   and see the income: curl -H "x-api-key: $KEY" http://127.0.0.1:4020/api/v1/x402/transactions
 //
 // It reads the API URL and key from the sandbox manifest (SANDBOX_MANIFEST to point elsewhere), asks
