@@ -1,9 +1,16 @@
 import { defineConfig } from 'vitest/config'
 
+// The packages' `tollgate-source` export condition (docs/packages.md): tests import the workspace
+// packages' TypeScript sources, so they run without `npm run build`. The rest is Vite's default
+// server conditions (setting `conditions` replaces them).
+const conditions = ['tollgate-source', 'module', 'node', 'development|production']
+
 // Two projects (docs/conventions.md, 'Code'): `unit` is pure (no chain, no database, no sockets) and fast;
 // `e2e` starts anvil, the LiteSVM RPC server, PGlite and (when TEST_DATABASE_URL is set)
 // talks to a real PostgreSQL server.
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     projects: [
       {

@@ -326,10 +326,14 @@ async function startChild(
   // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof") profiles the facilitator under test.
   const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean)
   const script = fileURLToPath(import.meta.url)
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, '--serve', target], {
-    env: { ...process.env, BENCH_MANIFEST: JSON.stringify(manifest) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--conditions=tollgate-source', '--import', 'tsx', script, '--serve', target],
+    {
+      env: { ...process.env, BENCH_MANIFEST: JSON.stringify(manifest) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${target} server exited with ${code}`)))

@@ -130,11 +130,15 @@ async function main() {
 // `npm start` as a user runs it (default log level), on a free port and a private data folder.
 async function startSandbox(dir: string): Promise<SandboxManifest> {
   const manifestPath = join(dir, 'sandbox.json')
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/service/src/main.ts', '--port', '0'], {
-    cwd: root,
-    env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, 'data'), TOLLGATE_MANIFEST: manifestPath },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=tollgate-source', '--import', 'tsx', 'packages/service/src/main.ts', '--port', '0'],
+    {
+      cwd: root,
+      env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, 'data'), TOLLGATE_MANIFEST: manifestPath },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   children.push(child)
   await waitForLine(child, /Tollgate sandbox ready/)
   return JSON.parse(await readFile(manifestPath, 'utf8')) as SandboxManifest
@@ -143,7 +147,7 @@ async function startSandbox(dir: string): Promise<SandboxManifest> {
 async function serveBenchTarget(target: 'ours' | 'reference', manifest: unknown): Promise<string> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(here, 'facilitator-http.ts'), '--serve', target],
+    ['--conditions=tollgate-source', '--import', 'tsx', join(here, 'facilitator-http.ts'), '--serve', target],
     {
       cwd: root,
       env: { ...process.env, BENCH_MANIFEST: JSON.stringify(manifest) },

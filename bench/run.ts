@@ -15,7 +15,11 @@ const scripts = readdirSync(here)
 const failed: string[] = []
 for (const script of scripts) {
   console.log(`\n== bench/${script}`)
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, script)], { stdio: 'inherit' })
+  const result = spawnSync(
+    process.execPath,
+    ['--conditions=tollgate-source', '--import', 'tsx', join(here, script)],
+    { stdio: 'inherit' },
+  )
   if (result.status !== 0) {
     failed.push(script)
   }

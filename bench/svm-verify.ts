@@ -557,7 +557,14 @@ async function startDevnetChild(): Promise<{ child: ChildProcess; manifest: Devn
   const nodeArgs = (process.env.BENCH_DEVNET_NODE_ARGS ?? '').split(' ').filter(Boolean)
   const child = spawn(
     process.execPath,
-    [...nodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url), '--devnet'],
+    [
+      ...nodeArgs,
+      '--conditions=tollgate-source',
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--devnet',
+    ],
     {
       stdio: ['pipe', 'pipe', 'inherit'],
     },

@@ -166,7 +166,7 @@ async function startWorkers(
       { length: count },
       () =>
         new Promise<ReturnType<typeof spawn>>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', self], {
+          const child = spawn(process.execPath, ['--conditions=tollgate-source', '--import', 'tsx', self], {
             env: { ...process.env, BENCH_WEBHOOKS_WORKER: schema },
             stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
           })

@@ -2,7 +2,7 @@
 // mode backed by the merchant API (createMerchantApiX402) instead of a facilitator of its own.
 //
 //   npm start                                           # terminal 1: the sandbox (writes .tollgate/sandbox.json)
-//   node --import tsx examples/merchant-api-shop.ts     # terminal 2: this shop on PORT (default 4022)
+//   node --conditions=tollgate-source --import tsx examples/merchant-api-shop.ts     # terminal 2: this shop on PORT (default 4022)
 //   then pay it with a sandbox wallet key:
 //   TOLLGATE_EVM_PRIVATE_KEY=0x… npx tollgate pay http://127.0.0.1:4022/report --max 0.01
 //   and see the income: curl http://127.0.0.1:4022/income

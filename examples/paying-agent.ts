@@ -1,7 +1,7 @@
 // An agent that pays for APIs with @tollgate/agent's wrapFetch, under a spend policy.
 //
-//   node --import tsx examples/paywalled-api.ts     # first, in another terminal
-//   node --import tsx examples/paying-agent.ts
+//   node --conditions=tollgate-source --import tsx examples/paywalled-api.ts     # first, in another terminal
+//   node --conditions=tollgate-source --import tsx examples/paying-agent.ts
 //
 // It reads the API's URL, the devnet RPCs and funded payer keys from .tollgate/paywalled-api.json
 // (EXAMPLE_MANIFEST to change it), then pays GET /weather (EVM key: the cheapest option it can pay,

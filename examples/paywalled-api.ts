@@ -1,9 +1,9 @@
 // A paid API: hono + @tollgate/middleware, paid through Tollgate's facilitator on the local devnet.
 //
-//   node --import tsx examples/paywalled-api.ts                          # facilitator in-process
-//   FACILITATOR=standalone node --import tsx examples/paywalled-api.ts   # tollgate-facilitator with
+//   node --conditions=tollgate-source --import tsx examples/paywalled-api.ts                          # facilitator in-process
+//   FACILITATOR=standalone node --conditions=tollgate-source --import tsx examples/paywalled-api.ts   # tollgate-facilitator with
 //                                                                        # examples/facilitator.config.json
-//   then, in another terminal:  node --import tsx examples/paying-agent.ts
+//   then, in another terminal:  node --conditions=tollgate-source --import tsx examples/paying-agent.ts
 //   or with curl:               curl -i http://127.0.0.1:4021/weather
 //
 // It starts the devnet (Base Sepolia, BSC testnet and Solana devnet chains, funded wallets), serves
@@ -137,7 +137,9 @@ async function startStandaloneFacilitator(running: LocalDevnet): Promise<Facilit
   const bin = join(here, '..', 'packages', 'facilitator', 'bin', 'tollgate-facilitator.js')
   const child: ChildProcess = spawn(
     process.execPath,
-    [bin, '--config', join(here, 'facilitator.config.json'), '--port', '0'],
+    // This process's flags (`--conditions=tollgate-source --import tsx` in the repository) run the bin
+    // on the sources; without them it runs the built dist/.
+    [...process.execArgv, bin, '--config', join(here, 'facilitator.config.json'), '--port', '0'],
     { env, stdio: ['ignore', 'pipe', 'inherit'] },
   )
   stops.push(() => {

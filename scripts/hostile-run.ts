@@ -2,7 +2,7 @@
 // 2,000 hostile but bounded requests to every operation of its OpenAPI document and to its
 // facilitator. Prints how many answers were 5xx (must be 0), whether /health still answers 200, and,
 // when DATABASE_URL names the sandbox's PostgreSQL database, how many rows changed (refused requests
-// must write nothing). Usage: node --import tsx scripts/hostile-run.ts [.tollgate/sandbox.json]
+// must write nothing). Usage: node --conditions=tollgate-source --import tsx scripts/hostile-run.ts [.tollgate/sandbox.json]
 import { readFile } from 'node:fs/promises'
 import {
   BAD_DATE_STRINGS,

@@ -1,3 +1,6 @@
+// @solana/kit's declarations use ErrorOptions (ES2022); this keeps them valid for a consumer on an
+// older `lib` (docs/packages.md). Node 20 has it at run time.
+/// <reference lib="es2022.error" preserve="true" />
 /**
  * Payer side of x402: `wrapFetch` pays 402 responses from the agent's wallets (EVM key, Solana
  * keypair) under a spend policy, for v1 and v2 servers, and exposes the receipt; refusals are

@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx: the workspace ships sources, with no build step.
-import { register } from 'tsx/esm/api'
-
-register()
-await import('../src/cli.ts')
+// The package's "#cli" import: dist/cli.js (built) for plain node; src/cli.ts under
+// `node --conditions=tollgate-source --import tsx` inside the monorepo (docs/packages.md).
+await import('#cli')

@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite'
 import { AppError } from '@tollgate/core'
 import {
   CompiledQuery,
@@ -14,6 +13,18 @@ import {
 } from 'kysely'
 
 /**
+ * The part of a PGlite instance the dialect uses. Structural, so the published declarations do not
+ * import `@electric-sql/pglite`'s, which need `@types/emscripten` (a devDependency of PGlite) and
+ * fail a consumer that type-checks libraries (docs/packages.md).
+ */
+export type PgliteSession = {
+  readonly waitReady: Promise<void>
+  readonly closed: boolean
+  close(): Promise<void>
+  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>
+}
+
+/**
  * A Kysely dialect over one PGlite instance. PGlite is a single Postgres session, so connections
  * are handed out one holder at a time (FIFO): a transaction's statements never interleave with
  * another caller's. A holder must release before it asks again (inside a transaction, use `trx`,
@@ -21,7 +32,7 @@ import {
  * directory's lock, see `lockDataDirectory`).
  */
 export function createPgliteDialect(
-  pglite: PGlite,
+  pglite: PgliteSession,
   options: { onClose?: () => Promise<void> } = {},
 ): Dialect {
   return {
@@ -49,12 +60,12 @@ export function createMutex(): { lock(): Promise<() => void> } {
 }
 
 class PgliteDriver implements Driver {
-  readonly #pglite: PGlite
+  readonly #pglite: PgliteSession
   readonly #mutex = createMutex()
   readonly #unlocks = new WeakMap<DatabaseConnection, () => void>()
   readonly #onClose: (() => Promise<void>) | undefined
 
-  constructor(pglite: PGlite, onClose: (() => Promise<void>) | undefined) {
+  constructor(pglite: PgliteSession, onClose: (() => Promise<void>) | undefined) {
     this.#pglite = pglite
     this.#onClose = onClose
   }
@@ -120,9 +131,9 @@ class PgliteDriver implements Driver {
 }
 
 class PgliteConnection implements DatabaseConnection {
-  readonly #pglite: PGlite
+  readonly #pglite: PgliteSession
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PgliteSession) {
     this.#pglite = pglite
   }
 

@@ -32,11 +32,15 @@ afterEach(async () => {
 
 async function startApi(env: Record<string, string>): Promise<{ url: string; manifest: string }> {
   const manifest = join(tmpdir(), `paywalled-api-${process.pid}-${Date.now()}.json`)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/paywalled-api.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', EXAMPLE_MANIFEST: manifest, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=tollgate-source', '--import', 'tsx', 'examples/paywalled-api.ts'],
+    {
+      cwd: root,
+      env: { ...process.env, PORT: '0', EXAMPLE_MANIFEST: manifest, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   children.push(child)
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`paywalled-api exited with ${code}`)))
@@ -57,9 +61,12 @@ async function runNode(args: string[], env: Record<string, string>) {
 describe('examples', () => {
   test('behavior: paying-agent.ts and `tollgate pay` pay paywalled-api.ts (in-process facilitator)', async () => {
     const { url, manifest } = await startApi({})
-    const agent = await runNode(['--import', 'tsx', 'examples/paying-agent.ts'], {
-      EXAMPLE_MANIFEST: manifest,
-    })
+    const agent = await runNode(
+      ['--conditions=tollgate-source', '--import', 'tsx', 'examples/paying-agent.ts'],
+      {
+        EXAMPLE_MANIFEST: manifest,
+      },
+    )
     expect(agent.stdout.match(/HTTP 200/g)).toHaveLength(3)
     expect(agent.stdout.match(/"success":true/g)).toHaveLength(3)
 
@@ -71,9 +78,21 @@ describe('examples', () => {
       payers: { network: string; privateKey: string }[]
     }
     const key = payers.filter((p) => p.network === 'eip155:84532')[1]?.privateKey ?? ''
-    const cli = await runNode(['packages/agent/bin/tollgate.js', 'pay', `${url}/weather`, '--max', '0.01'], {
-      TOLLGATE_EVM_PRIVATE_KEY: key,
-    })
+    const cli = await runNode(
+      [
+        '--conditions=tollgate-source',
+        '--import',
+        'tsx',
+        'packages/agent/bin/tollgate-pay.js',
+        'pay',
+        `${url}/weather`,
+        '--max',
+        '0.01',
+      ],
+      {
+        TOLLGATE_EVM_PRIVATE_KEY: key,
+      },
+    )
     expect(JSON.parse(cli.stdout)).toMatchObject({ sky: 'sunny' })
     expect(cli.stderr).toContain('paid $0.01 (10000 atomic USDC) on eip155:84532 via eip3009')
     expect(cli.stderr).toContain('"success":true')
@@ -81,9 +100,12 @@ describe('examples', () => {
 
   test('behavior: paying-agent.ts pays paywalled-api.ts through the standalone facilitator (facilitator.config.json)', async () => {
     const { manifest } = await startApi({ FACILITATOR: 'standalone' })
-    const agent = await runNode(['--import', 'tsx', 'examples/paying-agent.ts'], {
-      EXAMPLE_MANIFEST: manifest,
-    })
+    const agent = await runNode(
+      ['--conditions=tollgate-source', '--import', 'tsx', 'examples/paying-agent.ts'],
+      {
+        EXAMPLE_MANIFEST: manifest,
+      },
+    )
     expect(agent.stdout.match(/"success":true/g)).toHaveLength(3)
   }, 180_000)
 })

@@ -202,9 +202,13 @@ describe('tollgate CLI next to a running sandbox', () => {
     // Another process opens the directory the way the sandbox does and keeps it.
     const script = `const { openDatabase } = await import(${JSON.stringify(resolve(import.meta.dirname, 'db/open-database.ts'))})
       await openDatabase({ dataDir: ${JSON.stringify(dir)} }); console.log('ready'); setInterval(() => {}, 1000)`
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--conditions=tollgate-source', '--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     holder = child
     await new Promise<void>((ready, fail) => {
       child.stdout?.on('data', (chunk: Buffer) => (String(chunk).includes('ready') ? ready() : undefined))

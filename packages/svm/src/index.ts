@@ -1,3 +1,6 @@
+// @solana/kit's declarations use ErrorOptions (ES2022); this keeps them valid for a consumer on an
+// older `lib` (docs/packages.md). Node 20 has it at run time.
+/// <reference lib="es2022.error" preserve="true" />
 /**
  * The `solana` scheme (x402 `exact` on SVM) on @solana/kit: the client builds and partially signs
  * a TransferChecked transaction, the server puts the facilitator's fee payer in the requirements,

@@ -8,7 +8,13 @@ import { createRequire } from 'node:module'
 // own pure JS elsewhere): ≈3 µs per hash against ≈16 µs for viem's pure-JS noble, and a verify
 // hashes three times (struct, digest, recovered key).
 type KeccakHash = { update(data: Buffer): KeccakHash; digest(): Buffer }
-const createKeccakHash = createRequire(import.meta.url)('keccak') as (algorithm: 'keccak256') => KeccakHash
+// Loaded on first use, not at import: payers and merchants import this package without hashing
+// here, and must not load native addons (docs/packages.md).
+let createKeccakHash: ((algorithm: 'keccak256') => KeccakHash) | undefined
+function keccakHasher(): KeccakHash {
+  createKeccakHash ??= createRequire(import.meta.url)('keccak') as (algorithm: 'keccak256') => KeccakHash
+  return createKeccakHash('keccak256')
+}
 
 const HEX_VALUES = new Int8Array(128).fill(-1)
 for (let i = 0; i < 10; i++) {
@@ -48,7 +54,7 @@ export function writeUint256(target: Uint8Array, offset: number, value: bigint):
 /** keccak256 of raw bytes, as bytes. */
 export function keccakBytes(data: Uint8Array): Uint8Array {
   const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-  return new Uint8Array(createKeccakHash('keccak256').update(input).digest())
+  return new Uint8Array(keccakHasher().update(input).digest())
 }
 
 /** keccak256 of an ASCII/UTF-8 string, as bytes (type strings, domain names). */

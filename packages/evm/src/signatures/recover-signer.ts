@@ -10,7 +10,10 @@ import { keccakBytes, writeHex } from '../rpc/abi-words.js'
 type Secp256k1 = {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array
 }
-const secp256k1 = createRequire(import.meta.url)('secp256k1') as Secp256k1
+// Loaded on first use (like `keccak` in ../rpc/abi-words.ts): importing the package loads no addon.
+let secp256k1: Secp256k1 | undefined
+const loadSecp256k1 = (): Secp256k1 =>
+  (secp256k1 ??= createRequire(import.meta.url)('secp256k1') as Secp256k1)
 
 // secp256k1 group order n and n/2 (EIP-2: signatures with s > n/2 are malleable duplicates).
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
@@ -48,7 +51,7 @@ export function recoverSigner(
     return undefined
   }
   try {
-    const publicKey = secp256k1.ecdsaRecover(bytes.subarray(0, 64), recid, digest, false)
+    const publicKey = loadSecp256k1().ecdsaRecover(bytes.subarray(0, 64), recid, digest, false)
     return bytesToHex(keccakBytes(publicKey.subarray(1)).subarray(12))
   } catch {
     return undefined

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import { type Address, type Hex, isAddress } from 'viem'
+import { type Address, type Hex, isAddress, keccak256, stringToBytes } from 'viem'
 import { PERMIT2_ADDRESS } from '../constants.js'
 import { keccakBytes, keccakText, toTypedDataDigest, writeHex, writeUint256 } from '../rpc/abi-words.js'
 
@@ -55,20 +55,24 @@ export type Permit2Message = {
   validAfter: bigint
 }
 
-const DOMAIN_TYPEHASH = keccakText(
+// Hashed once at import with viem's pure-JS keccak: the `keccak` addon loads on the first digest,
+// not when a payer or merchant imports the package (docs/packages.md).
+const typeHash = (type: string): Uint8Array => keccak256(stringToBytes(type), 'bytes')
+
+const DOMAIN_TYPEHASH = typeHash(
   'EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)',
 )
-const DOMAIN_NO_VERSION_TYPEHASH = keccakText(
+const DOMAIN_NO_VERSION_TYPEHASH = typeHash(
   'EIP712Domain(string name,uint256 chainId,address verifyingContract)',
 )
-const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccakText(
+const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = typeHash(
   'TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)',
 )
-const PERMIT_WITNESS_TYPEHASH = keccakText(
+const PERMIT_WITNESS_TYPEHASH = typeHash(
   'PermitWitnessTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline,Witness witness)TokenPermissions(address token,uint256 amount)Witness(address to,uint256 validAfter)',
 )
-const TOKEN_PERMISSIONS_TYPEHASH = keccakText('TokenPermissions(address token,uint256 amount)')
-const WITNESS_TYPEHASH = keccakText('Witness(address to,uint256 validAfter)')
+const TOKEN_PERMISSIONS_TYPEHASH = typeHash('TokenPermissions(address token,uint256 amount)')
+const WITNESS_TYPEHASH = typeHash('Witness(address to,uint256 validAfter)')
 
 // Keyed by the token domain a request names: bounded, since requests choose it.
 const domainSeparators = new LRUCache<string, Uint8Array>({ max: 1_000 })

@@ -6,7 +6,16 @@ import {
   toViemChain,
   usdcLikeAbi,
 } from '@tollgate/devnet'
-import { type Address, createPublicClient, createWalletClient, http, type PublicClient } from 'viem'
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  http,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { createRelayer, type RelayerOptions } from '../relayer/create-relayer.js'
 
@@ -49,7 +58,10 @@ export async function startEvmHarness(networks: string[] = ['eip155:84532']) {
     }
     return client
   }
-  const walletOf = (network: string, account: PrivateKeyAccount) => {
+  const walletOf = (
+    network: string,
+    account: PrivateKeyAccount,
+  ): WalletClient<Transport, Chain, PrivateKeyAccount> => {
     const net = devnet.networks[network]
     if (!net) {
       throw new Error(`no network ${network}`)

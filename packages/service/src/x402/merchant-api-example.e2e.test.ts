@@ -34,7 +34,7 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 function start(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, ['--conditions=tollgate-source', '--import', 'tsx', ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

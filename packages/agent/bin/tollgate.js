@@ -1,6 +1,0 @@
-#!/usr/bin/env node
-// Runs the TypeScript CLI through tsx: the workspace ships sources, with no build step.
-import { register } from 'tsx/esm/api'
-
-register()
-await import('../src/cli.ts')
