@@ -1,6 +1,6 @@
 /**
- * Payer side of x402: `wrapFetch` pays 402 responses from the agent's wallets (EVM key, Solana
- * keypair) under a spend policy, for v1 and v2 servers, and exposes the receipt; refusals are
+ * Payer side of x402: `wrapFetch` pays 402 responses from the agent's wallets (EVM key, smart
+ * account such as a Safe, Solana keypair) under a spend policy, for v1 and v2 servers, and exposes the receipt; refusals are
  * typed `AppError`s. Also the `tollgate pay <url>` CLI.
  *
  * @example
@@ -20,7 +20,9 @@ export type { Candidate } from './choose-requirement.js'
 export { formatUsd, getPayableCandidates, isHostAllowed, toUsd, USD_DECIMALS } from './choose-requirement.js'
 export { createPaymentHeader } from './create-payment-header.js'
 export { createRpcBalanceReader } from './create-rpc-balance-reader.js'
-export { createSchemeClients, toEvmAccount, toSolanaSigner } from './create-scheme-clients.js'
+export type { CreateSafeAccountParameters } from './create-safe-account.js'
+export { createSafeAccount } from './create-safe-account.js'
+export { createSchemeClients, isEvmKey, toEvmAccount, toSolanaSigner } from './create-scheme-clients.js'
 export type { EnsurePermit2ApprovalParameters } from './ensure-permit2-approval.js'
 export { createPermit2Approver, ensurePermit2Approval } from './ensure-permit2-approval.js'
 export type { PolicyRule } from './errors.js'
