@@ -1,3 +1,4 @@
+import { SAFE_PROXY_FACTORY_ADDRESS } from '@tollgate/core'
 import { concat, encodeAbiParameters } from 'viem'
 import { CREATE2_DEPLOYER_ADDRESS } from '../addresses.js'
 import { erc4337Bytecodes } from './erc4337-bytecodes.js'
@@ -18,7 +19,7 @@ export const CREATE2_DEPLOYER_RUNTIME_CODE =
 /** Canonical addresses of the Safe 1.4.1 stack with `Safe4337Module` 0.3.0 (permissionless' defaults for EntryPoint v0.7). */
 export const SAFE_ADDRESSES = {
   singleton: '0x41675C099F32341bf84BFc5382aF534df5C7461a',
-  proxyFactory: '0x4e1DCf7AD4e460CfD30791CCC4F9c8a4f820ec67',
+  proxyFactory: SAFE_PROXY_FACTORY_ADDRESS,
   multiSend: '0x38869bf66a61cF6bDB996A6aE40D5853Fd43B526',
   multiSendCallOnly: '0x9641d764fc13c8B624c04430C7356C1C7C8102e2',
   moduleSetup: '0x2dd68b007B46fBe91B9A7c3EDa5A7a1063cB5b47',
