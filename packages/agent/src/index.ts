@@ -28,6 +28,8 @@ export { createPermit2Approver, ensurePermit2Approval } from './ensure-permit2-a
 export type { PolicyRule } from './errors.js'
 export type { Offer } from './parse-payment-required.js'
 export { parsePaymentRequired } from './parse-payment-required.js'
+export type { CliIo } from './run-cli.js'
+export { runCli } from './run-cli.js'
 export type { SpendEntry, SpendLedger } from './spend-ledger.js'
 export { createMemorySpendLedger } from './spend-ledger.js'
 export type {

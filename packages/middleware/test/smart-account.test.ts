@@ -3,6 +3,7 @@ import {
   getPaymentReceipt,
   getPaymentRecord,
   parsePaymentRequired,
+  runCli,
   wrapFetch,
 } from '@tollgate/agent'
 import {
@@ -354,6 +355,32 @@ describe('smart-account payers (Safe 1.4.1) on the devnet', () => {
     })
     expect(await hasCode(BASE, safe.address)).toBe(true)
     expect(await stack.balanceOf(BASE, 'USDC', MERCHANT_EVM)).toBe(before + 10_000n)
+  })
+
+  test('behavior: the CLI prints the owner key’s Safe address and pays from it with --smart-account safe', async () => {
+    const key = generatePrivateKey()
+    const safe = await createSafeAccount({ owner: key, network: BASE, rpcUrl: stack.rpcs[BASE] as string })
+    await stack.devnet.fund({ network: BASE, address: safe.address, asset: 'USDC', amount: 1_000_000n })
+    const run = async (argv: string[]) => {
+      let stdout = ''
+      let stderr = ''
+      const status = await runCli(argv, {
+        env: { TOLLGATE_EVM_PRIVATE_KEY: key },
+        fetch: createShop(),
+        stdout: { write: (chunk) => (stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk)) },
+        stderr: { write: (chunk) => (stderr += chunk) },
+      })
+      return { status, stdout, stderr }
+    }
+    const rpc = ['--smart-account', 'safe', '--rpc', `${BASE}=${stack.rpcs[BASE]}`]
+    expect(await run(['address', ...rpc])).toMatchObject({
+      status: 0,
+      stdout: `${BASE} ${safe.address} (safe, not deployed yet)\n`,
+    })
+    const paid = await run(['pay', 'http://shop.test/eip3009', ...rpc])
+    expect(paid).toMatchObject({ status: 0, stdout: '{"report":"sunny"}' })
+    expect(paid.stderr).toContain(`via eip3009 from ${safe.address}`)
+    expect((await run(['address', ...rpc])).stdout).toContain('(safe, deployed)')
   })
 })
 
