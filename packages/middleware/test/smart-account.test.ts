@@ -30,6 +30,7 @@ import {
   isErc6492Signature,
   maxUint256,
   type PublicClient,
+  parseAbi,
   serializeErc6492Signature,
   zeroAddress,
 } from 'viem'
@@ -399,24 +400,7 @@ const SAFE_TX_TYPES = {
   ],
 } as const
 
-const SAFE_ABI = [
-  { type: 'function', name: 'nonce', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint256' }] },
-  {
-    type: 'function',
-    name: 'execTransaction',
-    stateMutability: 'payable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'data', type: 'bytes' },
-      { name: 'operation', type: 'uint8' },
-      { name: 'safeTxGas', type: 'uint256' },
-      { name: 'baseGas', type: 'uint256' },
-      { name: 'gasPrice', type: 'uint256' },
-      { name: 'gasToken', type: 'address' },
-      { name: 'refundReceiver', type: 'address' },
-      { name: 'signatures', type: 'bytes' },
-    ],
-    outputs: [{ type: 'bool' }],
-  },
-] as const
+const SAFE_ABI = parseAbi([
+  'function nonce() view returns (uint256)',
+  'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures) payable returns (bool)',
+])
