@@ -16,10 +16,32 @@ import { IMPORT_AGENT_AND_MIDDLEWARE, loadedAddons, RECOVER_WITH_EVM } from './l
 // devnet and runs the bins. Slow by nature (a build and an npm install): one file, one setup.
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const exec = promisify(execFile)
-const PACKED = ['core', 'evm', 'svm', 'facilitator', 'middleware', 'agent', 'client', 'devnet', 'service', 'cli']
+const PACKED = [
+  'core',
+  'evm',
+  'svm',
+  'facilitator',
+  'middleware',
+  'agent',
+  'client',
+  'devnet',
+  'service',
+  'cli',
+]
 // What a merchant, an agent or a facilitator operator installs, and the `tollgate` command (which
 // brings the service and the devnet with it). The test itself runs the devnet from the repository.
-const INSTALLED = ['core', 'evm', 'svm', 'facilitator', 'middleware', 'agent', 'client', 'devnet', 'service', 'cli']
+const INSTALLED = [
+  'core',
+  'evm',
+  'svm',
+  'facilitator',
+  'middleware',
+  'agent',
+  'client',
+  'devnet',
+  'service',
+  'cli',
+]
 // Third-party packages the quickstarts use, at the repository's versions (npm's cache has them).
 const THIRD_PARTY = ['hono', '@hono/node-server', 'express', '@types/express', '@types/node']
 const SETUP_TIMEOUT = 900_000

@@ -218,4 +218,27 @@ describe('runCli', () => {
     expect(output().stderr).toContain('max_per_payment')
     expect(requests).toHaveLength(1)
   })
+
+  test('behavior: address prints the key’s address; --smart-account needs a known type and an EVM --rpc', async () => {
+    const key = `0x${'11'.repeat(32)}`
+    const run = async (argv: string[], env: Record<string, string> = { TOLLGATE_EVM_PRIVATE_KEY: key }) => {
+      const { io, output } = createIo(ok, env)
+      return { status: await runCli(argv, io), ...output() }
+    }
+    expect(await run(['address'])).toMatchObject({
+      status: 0,
+      stdout: '0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A\n',
+    })
+    expect((await run(['address'], {})).stderr).toContain('set TOLLGATE_EVM_PRIVATE_KEY')
+    expect(
+      (await run(['address', '--smart-account', 'kernel', '--rpc', 'eip155:1=http://x'])).stderr,
+    ).toContain('--smart-account supports safe, got "kernel"')
+    expect((await run(['address', '--smart-account', 'safe'])).stderr).toContain(
+      '--smart-account needs --rpc',
+    )
+    const approve = await run(['pay', 'https://api.test/x', '--smart-account', 'safe', '--approve-permit2'])
+    expect(approve).toMatchObject({ status: 2 })
+    expect(approve.stderr).toContain('approve Permit2 from the Safe itself')
+    expect(HELP).toContain('tollgate address [--smart-account safe --rpc <net=url>]')
+  })
 })

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { isAppError, SOLANA_DEVNET, SOLANA_MAINNET } from '@tollgate/core'
+import { CLI_SMART_ACCOUNT_TYPES, createCliSmartAccounts } from './create-cli-smart-accounts.js'
 import { createRpcBalanceReader } from './create-rpc-balance-reader.js'
+import { toEvmAccount } from './create-scheme-clients.js'
 import type { WrapFetchOptions } from './types.js'
 import { type FetchLike, getPaymentRecord, wrapFetch } from './wrap-fetch.js'
 
@@ -14,9 +16,12 @@ export type CliIo = {
 }
 
 export const HELP = `Usage: tollgate pay <url> [options]
+       tollgate address [--smart-account safe --rpc <net=url>]
 
-Fetches <url> like curl and pays an x402 "402 Payment Required" answer from your wallet,
+pay: fetches <url> like curl and pays an x402 "402 Payment Required" answer from your wallet,
 then prints the response body to stdout and the payment receipt to stderr.
+address: prints the address that pays: your key's, or with --smart-account the address of its
+Safe on each EVM network given with --rpc (deployed or not: fund it there, and it can pay).
 
 Options:
   -X, --request <method>   HTTP method (default GET, or POST with --data)
@@ -28,6 +33,11 @@ Options:
                            devnet and mainnet default to the public endpoints)
       --check-balance      Check the token balance before signing (uses --rpc)
       --approve-permit2    Send the one-time Permit2 approval when a Permit2 option needs it
+                           (not with --smart-account: approve Permit2 from the Safe itself)
+      --smart-account safe Pay from the Safe 1.4.1 smart account that TOLLGATE_EVM_PRIVATE_KEY
+                           owns, on each EVM network given with --rpc (needed: its address is read
+                           from the chain). An undeployed Safe signs ERC-6492; the facilitator
+                           deploys it with the first payment. Safe's payments are eip3009 or permit2.
   -i, --include            Also print the response status and headers to stderr
   -h, --help               Show this help
 
@@ -38,8 +48,11 @@ Keys (environment):
 Exit status: 0 when the final response is 2xx/3xx, 1 otherwise or when payment is refused,
 2 on a usage error.
 
-Example:
+Examples:
   TOLLGATE_EVM_PRIVATE_KEY=0x… tollgate pay http://127.0.0.1:4021/weather --max 0.05
+  TOLLGATE_EVM_PRIVATE_KEY=0x… tollgate address --smart-account safe --rpc eip155:84532=http://127.0.0.1:8545
+  TOLLGATE_EVM_PRIVATE_KEY=0x… tollgate pay http://127.0.0.1:4021/weather --smart-account safe \\
+    --rpc eip155:84532=http://127.0.0.1:8545
 `
 
 const DEFAULT_RPCS: Record<string, string> = {
@@ -49,7 +62,7 @@ const DEFAULT_RPCS: Record<string, string> = {
 
 class UsageError extends Error {}
 
-/** Runs `tollgate <args>`; resolves with the exit status. */
+/** Runs `tollgate <args>` (`pay <url>`, `address`); resolves with the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parse>
   try {
@@ -67,17 +80,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let rpcs: Record<string, string> = DEFAULT_RPCS
   try {
     const [command, url, ...rest] = positionals
-    if (command !== 'pay' || !url || rest.length > 0) {
-      throw new UsageError(command === 'pay' ? 'expected exactly one <url>' : `unknown command "${command}"`)
-    }
     rpcs = { ...DEFAULT_RPCS, ...parseRpcs(values.rpc ?? []) }
-    const evm = io.env.TOLLGATE_EVM_PRIVATE_KEY
+    if (command === 'address' && !url) {
+      return await printAddresses(io, values, rpcs)
+    }
+    if (command !== 'pay' || !url || rest.length > 0) {
+      throw new UsageError(
+        command === 'pay' || command === 'address'
+          ? 'expected exactly one <url>'
+          : `unknown command "${command}"`,
+      )
+    }
+    const key = io.env.TOLLGATE_EVM_PRIVATE_KEY as `0x${string}` | undefined
     const solana = io.env.TOLLGATE_SOLANA_SECRET_KEY
-    if (!evm && !solana) {
+    if (!key && !solana) {
       throw new UsageError('no wallet: set TOLLGATE_EVM_PRIVATE_KEY and/or TOLLGATE_SOLANA_SECRET_KEY')
     }
+    if (values['smart-account'] !== undefined && values['approve-permit2']) {
+      throw new UsageError('--approve-permit2 needs a key account: approve Permit2 from the Safe itself')
+    }
+    const evm = key && values['smart-account'] !== undefined ? await getSmartAccounts(key, values, rpcs) : key
     const options: WrapFetchOptions = {
-      wallets: { ...(evm ? { evm: evm as `0x${string}` } : {}), ...(solana ? { solana } : {}), rpcs },
+      wallets: { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}), rpcs },
       policy: {
         ...(values.max !== undefined ? { maxPerPayment: values.max } : {}),
         ...(values['max-per-day'] !== undefined ? { maxPerDay: values['max-per-day'] } : {}),
@@ -126,6 +150,7 @@ function parse(argv: readonly string[]) {
       'check-balance': { type: 'boolean' },
       'approve-permit2': { type: 'boolean' },
       include: { type: 'boolean', short: 'i' },
+      'smart-account': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -150,6 +175,45 @@ function describeRpcFailure(
   return url
     ? `${method ?? 'a call'} to ${url} (${source} RPC for ${network}) failed; pass --rpc ${network}=<url> for the chain the merchant uses`
     : `no RPC for ${network}; pass --rpc ${network}=<url>`
+}
+
+/** `tollgate address`: the key's address, or its smart account's on each EVM network of `--rpc`. */
+async function printAddresses(
+  io: CliIo,
+  values: ReturnType<typeof parse>['values'],
+  rpcs: Record<string, string>,
+) {
+  const key = io.env.TOLLGATE_EVM_PRIVATE_KEY as `0x${string}` | undefined
+  if (!key) {
+    throw new UsageError('no EVM key: set TOLLGATE_EVM_PRIVATE_KEY')
+  }
+  if (values['smart-account'] === undefined) {
+    io.stdout.write(`${toEvmAccount(key).address}\n`)
+    return 0
+  }
+  for (const account of await getSmartAccounts(key, values, rpcs)) {
+    const state = (await account.isDeployed()) ? 'deployed' : 'not deployed yet'
+    io.stdout.write(
+      `eip155:${account.client.chain?.id} ${account.address} (${values['smart-account']}, ${state})\n`,
+    )
+  }
+  return 0
+}
+
+async function getSmartAccounts(
+  key: `0x${string}`,
+  values: ReturnType<typeof parse>['values'],
+  rpcs: Record<string, string>,
+) {
+  const type = values['smart-account']
+  if (!CLI_SMART_ACCOUNT_TYPES.some((t) => t === type)) {
+    throw new UsageError(`--smart-account supports ${CLI_SMART_ACCOUNT_TYPES.join(', ')}, got "${type}"`)
+  }
+  const accounts = await createCliSmartAccounts(key, rpcs)
+  if (accounts.length === 0) {
+    throw new UsageError('--smart-account needs --rpc <eip155:chainId=url> for each EVM network it pays on')
+  }
+  return accounts
 }
 
 function parseRpcs(entries: readonly string[]): Record<string, string> {

@@ -8,16 +8,19 @@ import type {
   SettleResponse,
 } from '@tollgate/core'
 import type { Hex, LocalAccount } from 'viem'
+import type { SmartAccount } from 'viem/account-abstraction'
 import type { SpendLedger } from './spend-ledger.js'
 
 /**
  * The agent's keys. `evm`: a 0x private key or a viem LocalAccount (pays eip3009 and permit2 on
- * every EVM network). `solana`: a base58 64-byte secret key or a kit KeyPairSigner. `rpcs`: RPC URL
+ * every EVM network), or smart accounts (permissionless `toSafeSmartAccount`, `createSafeAccount`):
+ * each pays on the network of its client's chain, with ERC-1271 signatures once deployed and
+ * ERC-6492-wrapped ones before (the facilitator deploys it). `solana`: a base58 64-byte secret key or a kit KeyPairSigner. `rpcs`: RPC URL
  * per CAIP-2 network; Solana payments need one per network (blockhash, mint), EVM uses them only
  * for balance checks and the Permit2 approval.
  */
 export type Wallets = {
-  evm?: Hex | LocalAccount
+  evm?: Hex | LocalAccount | SmartAccount | readonly SmartAccount[]
   solana?: string | KeyPairSigner
   rpcs?: Record<string, string>
 }
@@ -90,7 +93,8 @@ export type WrapFetchOptions = {
   balances?: BalanceReader
   /**
    * Opt-in: send the one-time Permit2 approval when a Permit2 option is chosen and the allowance is
-   * short (needs the EVM key and an RPC URL for the network in `wallets`).
+   * short (needs the EVM key and an RPC URL for the network in `wallets`; not for smart accounts,
+   * whose approval is a transaction of the account itself).
    */
   autoApprovePermit2?: boolean
   /** A custom approver (used instead of the one `autoApprovePermit2` builds). */

@@ -18,7 +18,7 @@ import {
   USD_DECIMALS,
 } from './choose-requirement.js'
 import { createPaymentHeader } from './create-payment-header.js'
-import { createSchemeClients, toEvmAccount } from './create-scheme-clients.js'
+import { createSchemeClients, isEvmKey, toEvmAccount } from './create-scheme-clients.js'
 import { createPermit2Approver } from './ensure-permit2-approval.js'
 import { parsePaymentRequired } from './parse-payment-required.js'
 import { createMemorySpendLedger, type SpendLedger } from './spend-ledger.js'
@@ -82,12 +82,13 @@ export function wrapFetch(fetch: FetchLike, options: WrapFetchOptions = {}): Fet
   }
   let approver: Permit2Approver | undefined
   const getPermit2Approver = (): Permit2Approver | undefined => {
-    if (options.permit2Approver || !options.autoApprovePermit2 || options.wallets?.evm === undefined) {
+    const evm = options.wallets?.evm
+    if (options.permit2Approver || !options.autoApprovePermit2 || !isEvmKey(evm)) {
       return options.permit2Approver
     }
     approver ??= createPermit2Approver({
-      account: toEvmAccount(options.wallets.evm),
-      rpcs: options.wallets.rpcs ?? {},
+      account: toEvmAccount(evm),
+      rpcs: options.wallets?.rpcs ?? {},
     })
     return approver
   }

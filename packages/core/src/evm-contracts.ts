@@ -9,3 +9,9 @@ export const X402_EXACT_PERMIT2_PROXY_ADDRESS: `0x${string}` = '0x402085c248EeA2
 
 /** Canonical Multicall3 (deployed on nearly every EVM chain). */
 export const MULTICALL3_ADDRESS: `0x${string}` = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+/**
+ * Safe 1.4.1's `SafeProxyFactory`, the same address on every public chain (and the devnet): the
+ * ERC-6492 factory of counterfactual Safes, which the sandbox and devnet facilitators allowlist.
+ */
+export const SAFE_PROXY_FACTORY_ADDRESS: `0x${string}` = '0x4e1DCf7AD4e460CfD30791CCC4F9c8a4f820ec67'

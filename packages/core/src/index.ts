@@ -32,7 +32,12 @@ export {
   toPaymentRequirements,
   toPaymentRequirementsV1,
 } from './convert.js'
-export { MULTICALL3_ADDRESS, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from './evm-contracts.js'
+export {
+  MULTICALL3_ADDRESS,
+  PERMIT2_ADDRESS,
+  SAFE_PROXY_FACTORY_ADDRESS,
+  X402_EXACT_PERMIT2_PROXY_ADDRESS,
+} from './evm-contracts.js'
 export type { JsonHazard } from './json-hazards.js'
 export { findJsonHazard, hasUnstorableText, MAX_JSON_DEPTH } from './json-hazards.js'
 export type { ParseDecimalAmountOptions } from './money.js'

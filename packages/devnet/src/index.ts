@@ -29,6 +29,18 @@ export {
 } from './evm/addresses.js'
 export { fixtureBytecodes } from './evm/bytecodes.js'
 export { ANVIL_MNEMONIC, type EvmAccount } from './evm/dev-accounts.js'
+export type {
+  DeployErc4337StackParameters,
+  DeployErc4337StackReturnType,
+} from './evm/erc4337/deploy-erc4337-stack.js'
+export { deployErc4337Stack } from './evm/erc4337/deploy-erc4337-stack.js'
+export {
+  ENTRY_POINT_V07_ADDRESS,
+  ERC4337_CONTRACTS,
+  type Erc4337Contract,
+  SAFE_ADDRESSES,
+  SAFE_SINGLETON_FACTORY_ADDRESS,
+} from './evm/erc4337/erc4337-contracts.js'
 export { DEFAULT_EVM_NETWORKS, type EvmNetworkConfig, type EvmTokenConfig } from './evm/evm-networks.js'
 export {
   DEFAULT_FORK_PLACERS,

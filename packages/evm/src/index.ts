@@ -45,6 +45,7 @@ export type {
   RelayerSentTransaction,
   RelayerTransactionRequest,
 } from './relayer/types.js'
+export type { EvmPayer } from './signatures/evm-payer.js'
 export { recoverSigner } from './signatures/recover-signer.js'
 export type { Eip3009Message, Permit2Message } from './signatures/typed-data.js'
 export {

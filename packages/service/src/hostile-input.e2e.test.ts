@@ -165,64 +165,72 @@ describeEachDatabase('every route under hostile input', (getDb) => {
   // Thousands of requests, each followed by a row count of every table: minutes on a loaded machine.
   const sweepTimeoutMs = 300_000
 
-  test('behavior: hostile path and query values are never a 5xx and write nothing', async () => {
-    expect(routes.length).toBeGreaterThanOrEqual(9)
-    const from = failures.length
-    for (const route of routes) {
-      const parameters = route.operation.parameters ?? []
-      const body = route.operation.requestBody ? { json: {} } : {}
-      for (const parameter of parameters.filter((p) => p.in === 'path')) {
-        for (const value of HOSTILE_PATH_VALUES) {
-          const url = toUrl(route, { [parameter.name]: value })
-          await send(`${route.method} ${url}`, url, { method: route.method, ...body })
+  test(
+    'behavior: hostile path and query values are never a 5xx and write nothing',
+    async () => {
+      expect(routes.length).toBeGreaterThanOrEqual(9)
+      const from = failures.length
+      for (const route of routes) {
+        const parameters = route.operation.parameters ?? []
+        const body = route.operation.requestBody ? { json: {} } : {}
+        for (const parameter of parameters.filter((p) => p.in === 'path')) {
+          for (const value of HOSTILE_PATH_VALUES) {
+            const url = toUrl(route, { [parameter.name]: value })
+            await send(`${route.method} ${url}`, url, { method: route.method, ...body })
+          }
+        }
+        for (const parameter of parameters.filter((p) => p.in === 'query')) {
+          const values = [...HOSTILE_QUERY_VALUES.map(encodeURIComponent), '%ED%A0%80', '%FF', 'a%00b']
+          for (const value of values) {
+            const url = toUrl(route, {}, `?${parameter.name}=${value}`)
+            await send(`${route.method} ${url}`, url, { method: route.method, ...body })
+          }
         }
       }
-      for (const parameter of parameters.filter((p) => p.in === 'query')) {
-        const values = [...HOSTILE_QUERY_VALUES.map(encodeURIComponent), '%ED%A0%80', '%FF', 'a%00b']
-        for (const value of values) {
-          const url = toUrl(route, {}, `?${parameter.name}=${value}`)
-          await send(`${route.method} ${url}`, url, { method: route.method, ...body })
-        }
-      }
-    }
-    expect(failures.slice(from), `${failures.length - from} bad answers of ${sent}`).toEqual([])
-  }, sweepTimeoutMs)
+      expect(failures.slice(from), `${failures.length - from} bad answers of ${sent}`).toEqual([])
+    },
+    sweepTimeoutMs,
+  )
 
-  test('behavior: malformed, mutated, deep and oversized bodies are never a 5xx and write nothing', async () => {
-    const from = failures.length
-    const writes = routes.filter((r) => r.operation.requestBody)
-    expect(writes.length).toBeGreaterThan(0)
-    for (const route of writes) {
-      const url = toUrl(route)
-      const schema = route.operation.requestBody?.content?.['application/json']?.schema
-      const base = exampleOf(schema) ?? {}
-      const post = (label: string, text: string) =>
-        send(`${route.method} ${route.path} ${label}`, url, {
-          method: route.method,
-          headers: { 'content-type': 'application/json' },
-          body: text,
-        })
-      for (const text of MALFORMED_BODIES) {
-        await post(`malformed ${JSON.stringify(text.slice(0, 30))}`, text)
+  test(
+    'behavior: malformed, mutated, deep and oversized bodies are never a 5xx and write nothing',
+    async () => {
+      const from = failures.length
+      const writes = routes.filter((r) => r.operation.requestBody)
+      expect(writes.length).toBeGreaterThan(0)
+      for (const route of writes) {
+        const url = toUrl(route)
+        const schema = route.operation.requestBody?.content?.['application/json']?.schema
+        const base = exampleOf(schema) ?? {}
+        const post = (label: string, text: string) =>
+          send(`${route.method} ${route.path} ${label}`, url, {
+            method: route.method,
+            headers: { 'content-type': 'application/json' },
+            body: text,
+          })
+        for (const text of MALFORMED_BODIES) {
+          await post(`malformed ${JSON.stringify(text.slice(0, 30))}`, text)
+        }
+        await post('over the limit', JSON.stringify({ a: 'x'.repeat(32 * 1024) }))
+        await post('deep 10000', toHostileJsonText({ a: deepNesting(10_000) }))
+        const mutated = [
+          ...sweepHostileBodies(base, [
+            '12abc',
+            'a\u0000b',
+            'lone \ud800',
+            '0000-01-01',
+            deepNesting(100),
+            null,
+          ]),
+          ...sampleHostileBodies(base, { count: 20, seed: 19 }),
+        ]
+        for (const [index, body] of mutated.entries()) {
+          const text = toHostileJsonText(body)
+          await post(`#${index} ${text.slice(0, 100)}`, text)
+        }
       }
-      await post('over the limit', JSON.stringify({ a: 'x'.repeat(32 * 1024) }))
-      await post('deep 10000', toHostileJsonText({ a: deepNesting(10_000) }))
-      const mutated = [
-        ...sweepHostileBodies(base, [
-          '12abc',
-          'a\u0000b',
-          'lone \ud800',
-          '0000-01-01',
-          deepNesting(100),
-          null,
-        ]),
-        ...sampleHostileBodies(base, { count: 20, seed: 19 }),
-      ]
-      for (const [index, body] of mutated.entries()) {
-        const text = toHostileJsonText(body)
-        await post(`#${index} ${text.slice(0, 100)}`, text)
-      }
-    }
-    expect(failures.slice(from), `${failures.length - from} bad answers of ${sent}`).toEqual([])
-  }, sweepTimeoutMs)
+      expect(failures.slice(from), `${failures.length - from} bad answers of ${sent}`).toEqual([])
+    },
+    sweepTimeoutMs,
+  )
 })

@@ -32,6 +32,12 @@ export function createPayCommand(context: TollgateContext) {
         description: 'Send the one-time Permit2 approval when a Permit2 option needs it',
       },
       include: { type: 'boolean', alias: 'i', description: 'Also print the response status and headers' },
+      'smart-account': {
+        type: 'string',
+        valueHint: 'safe',
+        description:
+          'Pay from the Safe smart account the key owns, on each EVM network given with --rpc (deployed or not)',
+      },
     },
     run: ({ rawArgs }) => runAgent(context, ['pay', ...rawArgs]),
   })
@@ -43,6 +49,18 @@ export function createAddressCommand(context: TollgateContext) {
     meta: {
       name: 'address',
       description: "Print the agent wallet's address (keys from the environment, see `tollgate pay --help`)",
+    },
+    args: {
+      'smart-account': {
+        type: 'string',
+        valueHint: 'safe',
+        description: "Print the address of the key's Safe smart account instead, on each --rpc network",
+      },
+      rpc: {
+        type: 'string',
+        valueHint: 'network=url',
+        description: 'RPC URL for a CAIP-2 network, repeatable',
+      },
     },
     run: ({ rawArgs }) => runAgent(context, ['address', ...rawArgs]),
   })

@@ -16,7 +16,10 @@ export function createStartCommand({ io }: TollgateContext) {
         description:
           'Run an EVM network as an anvil fork, <caip2>=<rpc-url> (repeatable; Solana has no fork and stays on LiteSVM)',
       },
-      fund: { type: 'string', description: 'Fund an extra address with gas and every x402 asset (repeatable)' },
+      fund: {
+        type: 'string',
+        description: 'Fund an extra address with gas and every x402 asset (repeatable)',
+      },
     },
     run: async ({ rawArgs }) => {
       const [{ runSandboxCommand }, { startDevnet }] = await Promise.all([

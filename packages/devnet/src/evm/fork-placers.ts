@@ -8,6 +8,8 @@ import {
   X402_EXACT_PERMIT2_PROXY_ADDRESS,
 } from './addresses.js'
 import { fixtureBytecodes } from './bytecodes.js'
+import { deployErc4337Stack } from './erc4337/deploy-erc4337-stack.js'
+import { ERC4337_CONTRACTS } from './erc4337/erc4337-contracts.js'
 import type { JsonRpc } from './json-rpc.js'
 import { getPermit2CreationCode } from './permit2-creation-code.js'
 
@@ -141,13 +143,30 @@ export const multicall3Placer = createRuntimeCodePlacer(
 )
 
 /**
+ * EntryPoint v0.7 and the Safe 1.4.1 / Safe4337Module stack (docs/smart-accounts.md) through their
+ * publishers' CREATE2 deployers, so smart-account payers work on a fork with their defaults.
+ */
+export const erc4337Placer: EvmPlacer = {
+  name: 'ERC-4337',
+  place: async ({ rpc, network, sender }) => {
+    const { placed } = await deployErc4337Stack(rpc, { network, from: sender })
+    return ERC4337_CONTRACTS.map((c) => ({
+      name: c.name,
+      address: c.address,
+      status: placed.includes(c.name) ? 'placed' : 'found',
+    }))
+  },
+}
+
+/**
  * What a fork gets besides its own contracts, in order: the CREATE2 deployer, Permit2, the x402 exact
- * Permit2 proxy and Multicall3, each only where the forked chain lacks it. Append placers (e.g. for
- * ERC-4337 contracts) with `startEvmDevnet({ placers: [...DEFAULT_FORK_PLACERS, mine] })`.
+ * Permit2 proxy, Multicall3 and the ERC-4337 stack, each only where the forked chain lacks it. Append
+ * placers with `startEvmDevnet({ placers: [...DEFAULT_FORK_PLACERS, mine] })`.
  */
 export const DEFAULT_FORK_PLACERS: readonly EvmPlacer[] = [
   create2DeployerPlacer,
   permit2Placer,
   x402ExactPermit2ProxyPlacer,
   multicall3Placer,
+  erc4337Placer,
 ]

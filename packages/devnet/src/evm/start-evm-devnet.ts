@@ -6,6 +6,7 @@ import { MULTICALL3_ADDRESS, PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS }
 import { spawnAnvil } from './anvil-process.js'
 import { type EvmAccount, getAnvilAccounts } from './dev-accounts.js'
 import { setBalanceCall, setTotalSupplyCall } from './erc20-storage.js'
+import { deployErc4337Stack } from './erc4337/deploy-erc4337-stack.js'
 import { DEFAULT_EVM_NETWORKS, type EvmNetworkConfig } from './evm-networks.js'
 import { DEFAULT_FORK_PLACERS, type EvmPlacer } from './fork-placers.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
@@ -59,7 +60,8 @@ type RunningChain = {
 
 /**
  * Starts one anvil per network in parallel, with the public testnet's chain id, canonical Permit2, the
- * x402 exact Permit2 proxy, Multicall3 and the tokens at the testnet's addresses, and funded wallets
+ * x402 exact Permit2 proxy, Multicall3, EntryPoint v0.7 and the Safe 1.4.1 / Safe4337Module stack
+ * (see `deployErc4337Stack`), the tokens at the testnet's addresses, and funded wallets
  * from anvil's default mnemonic (account 0 is the token owner, then payers, then relayers). A network
  * in `forks` runs as an anvil fork of its RPC instead (docs/fork-testing.md).
  */
@@ -95,6 +97,7 @@ export async function startEvmDevnet(options: StartEvmDevnetOptions = {}): Promi
           funded.map((a) => ({ method: 'anvil_setBalance', params: [a, numberToHex(WALLET_GAS)] })),
         )
       }
+      await deployErc4337Stack(rpc, { network: config.network, from: owner.address })
       await applyMining(rpc, options.mining ?? 'auto')
     } catch (error) {
       await anvil.stop()

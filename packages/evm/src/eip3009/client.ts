@@ -1,13 +1,16 @@
-import { AppError, getEvmChainId, getSchemeName, isEvmNetwork, type SchemeClient } from '@tollgate/core'
-import { getAddress, type LocalAccount } from 'viem'
+import { AppError, getEvmChainId, getSchemeName, type SchemeClient } from '@tollgate/core'
+import { getAddress } from 'viem'
 import type { Eip3009Payload } from '../payloads.js'
+import { type EvmPayer, getEvmPayerAddress } from '../signatures/evm-payer.js'
 import { createRandomBytes32 } from '../signatures/random.js'
 import { transferWithAuthorizationTypes } from '../signatures/typed-data.js'
 
 /** Options of {@link createEip3009Client}. */
 export type Eip3009ClientOptions = {
-  /** The payer's key (a viem LocalAccount, e.g. `privateKeyToAccount`). */
-  account: LocalAccount
+  /** The payer: a viem LocalAccount (`privateKeyToAccount`) or a smart account (ERC-1271 / ERC-6492). */
+  account: EvmPayer
+  /** Pay only on this CAIP-2 network (a smart account signs for the chain of its client); default any EVM network. */
+  network?: string
   /** Clock in milliseconds (default `Date.now`). */
   now?: () => number
 }
@@ -18,13 +21,15 @@ export type Eip3009ClientOptions = {
  */
 export function createEip3009Client(options: Eip3009ClientOptions): SchemeClient {
   const { account, now = Date.now } = options
+  const payerAddress = (network: string) => getEvmPayerAddress(account, network, options.network)
   return {
     name: 'eip3009',
     canPay: (requirements) =>
       getSchemeName(requirements) === 'eip3009' &&
+      payerAddress(requirements.network) !== undefined &&
       typeof requirements.extra?.name === 'string' &&
       typeof requirements.extra?.version === 'string',
-    getAddress: (network) => (isEvmNetwork(network) ? account.address : undefined),
+    getAddress: payerAddress,
     async createPayload(requirements) {
       const { name, version } = requirements.extra ?? {}
       if (typeof name !== 'string' || typeof version !== 'string') {

@@ -9,6 +9,7 @@ import {
 import { getAddress, type Hex } from 'viem'
 import type { ExactEvmContext } from '../exact/exact-evm-context.js'
 import { Eip3009Payload } from '../payloads.js'
+import { deployCounterfactualWallet } from '../settle/deploy-counterfactual-wallet.js'
 import { settleExact } from '../settle/settle-exact.js'
 import { encodeTransferWithAuthorization } from './eip3009-calldata.js'
 import { createEip3009Probe } from './recover-eip3009.js'
@@ -16,8 +17,9 @@ import { type Eip3009Verification, type VerifiedEip3009, verifyEip3009 } from '.
 
 /**
  * Settles an x402 exact EIP-3009 payment through {@link settleExact}: `transferWithAuthorization`
- * with an explicit gas limit (plus the wallet's deployment first for ERC-6492). `prepared`: settle's
- * re-verification, when it already ran (while the facilitator claimed the payment).
+ * with an explicit gas limit (plus the wallet's deployment first for ERC-6492, once per wallet: see
+ * `deployCounterfactualWallet`). `prepared`: settle's re-verification, when it already ran (while
+ * the facilitator claimed the payment).
  */
 export async function settleEip3009(
   context: ExactEvmContext,
@@ -56,15 +58,14 @@ export async function settleEip3009(
       let gas = context.gasLimits.eip3009
       if (signature.kind === 'erc6492') {
         gas += context.gasLimits.contractWallet
-        const deployment = await net.relayer.send({
-          to: signature.factory,
-          data: signature.factoryData,
+        const deployed = await deployCounterfactualWallet(net, {
+          wallet: payer,
+          factory: signature.factory,
+          factoryData: signature.factoryData,
           gas: context.gasLimits.contractWallet * 5n,
-        })
-        const receipt = await net.relayer.waitForReceipt(deployment.hash, {
           timeoutMs: context.receiptTimeoutMs,
         })
-        if (receipt.status !== 'success') {
+        if (!deployed) {
           return createSettleFailure(network, REASONS.evmSmartWalletDeploymentFailed, { payer })
         }
       } else if (signature.kind === 'erc1271') {

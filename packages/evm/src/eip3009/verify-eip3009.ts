@@ -16,6 +16,7 @@ import { Eip3009Payload } from '../payloads.js'
 import { encodeBalanceOf, encodeIsValidSignature } from '../rpc/calldata.js'
 import { decodeBool, decodeUint, describeRevert, runsCode } from '../rpc/decode.js'
 import type { MulticallCall, MulticallResult } from '../rpc/multicall-batcher.js'
+import { hasCodeNow } from '../settle/deploy-counterfactual-wallet.js'
 import { classifySignature, type SignatureCheck } from '../signatures/classify-signature.js'
 import { type Eip3009Message, getEip3009Digest } from '../signatures/typed-data.js'
 import { encodeAuthorizationState, encodeTransferWithAuthorization } from './eip3009-calldata.js'
@@ -179,6 +180,12 @@ async function checkOnChain(
   })
   if (probeCode && runsCode(results[signatureIndex])) {
     return checkOnChain(net, asset, message, signature, digest, true)
+  }
+  // The factory reverts once the wallet exists: if another settle deployed it since the code cache
+  // said "no code", the wrapped signature is checked as ERC-1271 (settle then finds it deployed).
+  if (signature.kind === 'erc6492' && !results[0]?.success && (await hasCodeNow(net, message.from))) {
+    const deployed = { kind: 'erc1271' as const, signature: signature.signature }
+    return checkOnChain(net, asset, message, deployed, digest, simulate)
   }
   return interpret(results)
 }

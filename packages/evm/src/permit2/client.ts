@@ -1,14 +1,17 @@
-import { getEvmChainId, getSchemeName, isEvmNetwork, type SchemeClient } from '@tollgate/core'
-import { getAddress, type LocalAccount } from 'viem'
+import { getEvmChainId, getSchemeName, type SchemeClient } from '@tollgate/core'
+import { getAddress } from 'viem'
 import { PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from '../constants.js'
 import type { Permit2Payload } from '../payloads.js'
+import { type EvmPayer, getEvmPayerAddress } from '../signatures/evm-payer.js'
 import { createRandomUint256 } from '../signatures/random.js'
 import { permitWitnessTransferFromTypes } from '../signatures/typed-data.js'
 
 /** Options of {@link createPermit2Client}. */
 export type Permit2ClientOptions = {
   /** The payer's key; it must have approved Permit2 for the token once (see `approvePermit2`). */
-  account: LocalAccount
+  account: EvmPayer
+  /** Pay only on this CAIP-2 network (a smart account signs for the chain of its client); default any EVM network. */
+  network?: string
   /** Clock in milliseconds (default `Date.now`). */
   now?: () => number
 }
@@ -20,10 +23,12 @@ export type Permit2ClientOptions = {
  */
 export function createPermit2Client(options: Permit2ClientOptions): SchemeClient {
   const { account, now = Date.now } = options
+  const payerAddress = (network: string) => getEvmPayerAddress(account, network, options.network)
   return {
     name: 'permit2',
-    canPay: (requirements) => getSchemeName(requirements) === 'permit2',
-    getAddress: (network) => (isEvmNetwork(network) ? account.address : undefined),
+    canPay: (requirements) =>
+      getSchemeName(requirements) === 'permit2' && payerAddress(requirements.network) !== undefined,
+    getAddress: payerAddress,
     async createPayload(requirements) {
       const permit2Authorization = {
         from: account.address,

@@ -32,6 +32,11 @@ export class CodeCache {
     return this.#entries.size
   }
 
+  /** Records that `address` has code (a wallet this process just deployed), for good. */
+  markHasCode(address: Address): void {
+    this.#entries.set(address.toLowerCase(), { hasCode: true, expires: Number.POSITIVE_INFINITY })
+  }
+
   /** Whether `address` has deployed code. */
   async hasCode(address: Address): Promise<boolean> {
     const key = address.toLowerCase()

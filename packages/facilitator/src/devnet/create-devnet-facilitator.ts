@@ -1,4 +1,4 @@
-import { type Asset, getNetworkFamily, type Network } from '@tollgate/core'
+import { type Asset, getNetworkFamily, type Network, SAFE_PROXY_FACTORY_ADDRESS } from '@tollgate/core'
 import type { DevnetManifest } from '@tollgate/devnet'
 import { createFacilitator, type Facilitator, type FacilitatorDeps } from '../create-facilitator.js'
 import { createSchemesFromConfig } from '../create-schemes-from-config.js'
@@ -39,7 +39,7 @@ export type CreateDevnetFacilitatorOptions = Omit<FacilitatorDeps, 'schemes' | '
 
 /**
  * Tollgate's facilitator in process over a running devnet (the sandbox, examples and e2e tests
- * use it). Pass a durable `store` to get exactly-once across restarts; the default is in memory.
+ * use it). It allowlists Safe's proxy factory for ERC-6492, so counterfactual Safes can pay. Pass a durable `store` to get exactly-once across restarts; the default is in memory.
  */
 export async function createDevnetFacilitator(
   manifest: DevnetManifest,
@@ -47,7 +47,8 @@ export async function createDevnetFacilitator(
 ): Promise<{ facilitator: Facilitator; close(): void }> {
   const configured = await createSchemesFromConfig({
     networks: getDevnetNetworkSettings(manifest),
-    evm: {},
+    // Counterfactual Safes (the devnet places Safe 1.4.1 at its canonical addresses) may pay.
+    evm: { eip6492AllowedFactories: [SAFE_PROXY_FACTORY_ADDRESS] },
     solana: {},
   })
   const facilitator = createFacilitator({

@@ -148,7 +148,11 @@ export type IncomingTransfers = {
    * payment it settled), read from the chain as a watcher reads them, so the watcher seeing the same
    * transaction later records nothing new. 503 `provider_unavailable` on a chain without a node.
    */
-  recordTransaction(input: { environment: KeyEnvironment; chain: ChainName; txHash: string }): Promise<IncomingTransfer[]>
+  recordTransaction(input: {
+    environment: KeyEnvironment
+    chain: ChainName
+    txHash: string
+  }): Promise<IncomingTransfer[]>
 }
 
 /** An outbound crypto transfer from the treasury, exactly once per idempotency key. */

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { getPaymentReceipt, wrapFetch } from '@tollgate/agent'
+import { createSafeAccount, getPaymentReceipt, wrapFetch } from '@tollgate/agent'
 import { decodePaymentRequiredHeader, X402_HEADERS } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
 import { createPublicClient, type Hex, http } from 'viem'
@@ -92,5 +92,26 @@ describe('sandbox x402 mounts', () => {
       kinds: { network: string }[]
     }
     expect(supported.kinds.map((k) => k.network)).toContain('eip155:84532')
+  })
+
+  test('behavior: the manifest’s counterfactual Safe pays the demo resource with its owner key', async () => {
+    const [account] = sandbox.manifest.smartAccounts
+    const network = sandbox.devnet.networks['eip155:84532']
+    if (!account || !network) {
+      throw new Error('sandbox without a Base Sepolia Safe')
+    }
+    expect(account).toMatchObject({ network: 'eip155:84532', type: 'safe' })
+    const client = createPublicClient({ transport: http(network.rpcUrl) })
+    expect(await client.getCode({ address: account.address as Hex })).toBeUndefined()
+    const safe = await createSafeAccount({
+      owner: account.ownerPrivateKey as Hex,
+      network: account.network,
+      rpcUrl: network.rpcUrl,
+    })
+    expect(safe.address).toBe(account.address)
+    const res = await wrapFetch(fetch, { wallets: { evm: safe } })(sandbox.manifest.demoResourceUrl)
+    expect(res.status).toBe(200)
+    expect(getPaymentReceipt(res)).toMatchObject({ success: true, payer: account.address })
+    expect(await client.getCode({ address: account.address as Hex })).toMatch(/^0x[0-9a-f]+$/)
   })
 })

@@ -11,6 +11,7 @@ import { createDevnetFacilitator, getDevnetAssets } from '@tollgate/facilitator/
 import { type PaymentVariables, paymentRequired } from '@tollgate/middleware'
 import { Hono } from 'hono'
 import { getAddress, keccak256, toHex } from 'viem'
+import { createSandboxSafes, type SandboxSmartAccount } from './create-sandbox-safes.js'
 import type { SandboxContext, SandboxMount } from './start-sandbox.js'
 
 /** Where the demo merchant is paid on EVM networks (a fixed address; the sandbox holds no key for it). */
@@ -24,11 +25,11 @@ export const DEMO_PRICE = '$0.01'
 
 /**
  * The sandbox's facilitator: settlements stored durably in the service's database and reconciled
- * every 15 s. It serves `/facilitator`, the demo resource and the merchant API's /x402 routes.
+ * every 15 s; also funds one counterfactual Safe per EVM network for the manifest's `smartAccounts`. It serves `/facilitator`, the demo resource and the merchant API's /x402 routes.
  */
 export async function createSandboxFacilitator(
   context: Pick<SandboxContext, 'deps' | 'devnet'>,
-): Promise<{ facilitator: Facilitator; stop: () => Promise<void> }> {
+): Promise<{ facilitator: Facilitator; stop: () => Promise<void>; smartAccounts: SandboxSmartAccount[] }> {
   const { devnet, deps } = context
   const store = await createPostgresSettlementStore({ db: deps.db })
   const { facilitator, close } = await createDevnetFacilitator(devnet, { store, logger: deps.logger })
@@ -37,8 +38,11 @@ export async function createSandboxFacilitator(
     // The solana scheme never creates token accounts (rent drain), so the payee's must exist.
     await devnet.fund({ network: SOLANA_DEVNET, address: DEMO_MERCHANT_SOLANA, asset: 'USDC', amount: 0n })
   }
+  // Counterfactual Safes that pay the demo resource (the facilitator allowlists Safe's proxy factory).
+  const smartAccounts = await createSandboxSafes(devnet)
   return {
     facilitator,
+    smartAccounts,
     stop: async () => {
       await reconcile.stop()
       close()

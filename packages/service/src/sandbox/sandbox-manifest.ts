@@ -1,5 +1,6 @@
 import type { DevnetManifest } from '@tollgate/devnet'
 import { chainTable } from '../reference/chains.js'
+import type { SandboxSmartAccount } from './create-sandbox-safes.js'
 
 /** One asset of a manifest network (docs/service.md, 'Sandbox manifest'). */
 export type SandboxAsset = {
@@ -21,6 +22,8 @@ export type SandboxManifest = {
   /** Spec chain name → CAIP-2 id of the devnet network that runs it (`base: "eip155:84532"`). */
   chains: Record<string, string>
   wallets: { network: string; address: string; privateKey: string }[]
+  /** Funded counterfactual smart accounts, one per EVM network: pay with the owner key (docs/smart-accounts.md). */
+  smartAccounts: SandboxSmartAccount[]
   /** How to receive the sandbox's webhook events locally (docs/webhooks.md "Local development"). */
   webhooks: { listenCommand: string; eventsUrl: string }
 }
@@ -33,6 +36,7 @@ export function createSandboxManifest(input: {
   baseUrl: string
   apiKey: string
   devnet: DevnetManifest
+  smartAccounts?: SandboxSmartAccount[]
 }): SandboxManifest {
   const networks: SandboxManifest['networks'] = {}
   for (const [id, network] of Object.entries(input.devnet.networks)) {
@@ -65,6 +69,7 @@ export function createSandboxManifest(input: {
     wallets: input.devnet.wallets
       .filter((wallet) => wallet.role === 'payer')
       .map((wallet) => ({ network: wallet.network, address: wallet.address, privateKey: wallet.privateKey })),
+    smartAccounts: input.smartAccounts ?? [],
     webhooks: { listenCommand, eventsUrl: `${input.baseUrl}/api/v1/events` },
   }
 }

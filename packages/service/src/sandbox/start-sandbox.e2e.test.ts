@@ -71,6 +71,7 @@ describe('startSandbox', () => {
       'networks',
       'chains',
       'wallets',
+      'smartAccounts',
       'webhooks',
     ])
     expect(manifest.chains).toEqual({ base: 'eip155:84532' })
@@ -93,6 +94,8 @@ describe('startSandbox', () => {
       },
     })
     expect(manifest.wallets).toEqual([{ network: 'eip155:84532', address: '0xpayer', privateKey: '0x01' }])
+    // Smart accounts come with the x402 facilitator, which this sandbox does not start.
+    expect(manifest.smartAccounts).toEqual([])
 
     const res = await fetch(`${manifest.apiUrl}/balance`, { headers: { 'x-api-key': manifest.apiKey } })
     expect(res.status).toBe(200)

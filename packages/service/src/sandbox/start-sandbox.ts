@@ -23,6 +23,7 @@ import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
 import { createDefaultSettings } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import type { SandboxSmartAccount } from './create-sandbox-safes.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
 import { listen, type NodeFetch } from './listen.js'
@@ -77,7 +78,7 @@ export type StartSandboxOptions = {
   /** Builds the in-process x402 facilitator (the merchant API's /x402 routes and the mounts use it). */
   createFacilitator?: (
     context: Pick<SandboxContext, 'deps' | 'devnet'>,
-  ) => Promise<{ facilitator: Facilitator; stop: () => Promise<void> }>
+  ) => Promise<{ facilitator: Facilitator; stop: () => Promise<void>; smartAccounts?: SandboxSmartAccount[] }>
   /** More apps on the same server (the facilitator, a demo paid resource), built once it listens. */
   mounts?: (context: SandboxContext) => SandboxMount[] | Promise<SandboxMount[]>
   /** How often expired pending ledger transfers are voided (ms, default 5000). */
@@ -178,7 +179,12 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     if (x402) {
       stops.push(x402.stop)
     }
-    const manifest = createSandboxManifest({ baseUrl: server.url, apiKey: merchant.apiKey, devnet })
+    const manifest = createSandboxManifest({
+      baseUrl: server.url,
+      apiKey: merchant.apiKey,
+      devnet,
+      smartAccounts: x402?.smartAccounts ?? [],
+    })
     const app = createApp(deps, {
       ...(x402 ? { facilitator: x402.facilitator } : {}),
       checkout: { createSampleSession: () => createSampleSession(deps, merchant.merchantId) },
