@@ -18,6 +18,7 @@ import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc } from './json-rpc.js'
 import { createOperatingKeys } from './operating-keys.js'
+import { postSweepLedger } from './post-sweep-ledger.js'
 import { sweepJobKind } from './run-sweep-job.js'
 import { createSolanaWatcher } from './solana-watcher.js'
 import { startWatchLoop, type WatchLoop } from './watch-loop.js'
@@ -124,11 +125,14 @@ export function createChainRails(
     solanaDepositKeyOf,
     ...(options.sendLeaseMs === undefined ? {} : { leaseMs: options.sendLeaseMs }),
   })
-  // A confirmed transfer that can be swept gets its sweep job in the transaction that confirms it.
+  // A confirmed transfer on a chain the rails can sign on gets its sweep job in the transaction that
+  // confirms it; a confirmed sweep posts its custody legs in the transaction that records it.
   for (const purpose of ['session', 'deposit', 'x402'] as const) {
     hub.subscribe(purpose, async (db, transfer) => {
-      const asset = chains.findAsset(transfer.environment, transfer.chain, transfer.asset)
-      if (transfer.status === 'confirmed' && asset?.eip712 && evmSender(transfer.network)) {
+      if (
+        transfer.status === 'confirmed' &&
+        (evmSender(transfer.network) || solanaSender(transfer.network))
+      ) {
         await enqueueJob(db, deps, {
           kind: sweepJobKind,
           payload: { transferId: transfer.id },
@@ -137,6 +141,7 @@ export function createChainRails(
       }
     })
   }
+  sender.onSettled((db, send) => postSweepLedger(deps, db, chains, send))
   const crypto: CryptoSender = {
     send: sender.send,
     get: sender.get,
@@ -176,7 +181,15 @@ export function createChainRails(
         const rpc = createJsonRpc(network.rpcUrl, { network: entry.network })
         const watcher =
           entry.family === 'evm'
-            ? createEvmWatcher(deps, { entry, rpc, hub })
+            ? createEvmWatcher(deps, {
+                entry,
+                rpc,
+                hub,
+                ignoreFrom: [
+                  operatingKeys.evm(environmentOf(entry.network)).treasury.address,
+                  ...operatingKeys.evm(environmentOf(entry.network)).feePayers.map((k) => k.address),
+                ],
+              })
             : createSolanaWatcher(deps, { entry, rpc, hub })
         loops.push(
           startWatchLoop(watcher.poll, {

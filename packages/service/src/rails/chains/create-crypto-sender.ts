@@ -469,6 +469,35 @@ export function createCryptoSender(
     return toCryptoSend(row)
   }
 
+  // Claims a send whose amount is computed afresh (sweeps): the first claim's row wins, whatever amount it has.
+  const claimOnce = async (input: Parameters<typeof claim>[0]) => {
+    const existing = await load(input.environment, input.idempotencyKey)
+    if (existing) {
+      return toCryptoSend(existing)
+    }
+    try {
+      return await claim(input)
+    } catch (error) {
+      const row = await load(input.environment, input.idempotencyKey)
+      if (row) {
+        return toCryptoSend(row)
+      }
+      throw error
+    }
+  }
+
+  // Polls a send until it is final or `timeoutMs` passes (then returns it still pending).
+  const waitUntilFinal = async (environment: KeyEnvironment, key: string) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const row = await load(environment, key)
+      if (row?.status !== 'pending' || Date.now() > deadline || stopped) {
+        return row ? toCryptoSend(row) : undefined
+      }
+      await sleep(100)
+    }
+  }
+
   return {
     send: async (input) => {
       const entry = options.chains.get(input.environment, input.chain)
@@ -494,22 +523,65 @@ export function createCryptoSender(
     },
     sweep: async (transferId) => {
       const [transfer] = await selectIncomingTransfers(deps.db, { ids: [transferId] })
-      const treasury = transfer && options.treasuryOf(transfer.environment, transfer.chain)
-      const asset = transfer && options.chains.findAsset(transfer.environment, transfer.chain, transfer.asset)
-      // Only EIP-3009 tokens on a reachable chain for now: no gas is needed at the deposit address.
-      if (transfer?.status !== 'confirmed' || !treasury || !asset?.eip712 || !options.evm(transfer.network)) {
+      if (transfer?.status !== 'confirmed') {
         return undefined
       }
-      return claim({
-        environment: transfer.environment,
-        idempotencyKey: `sweep:${transfer.id}`,
-        chain: transfer.chain,
-        network: transfer.network,
+      const { environment, chain, network } = transfer
+      const key = `sweep:${transfer.id}`
+      const existing = await load(environment, key)
+      if (existing) {
+        return toCryptoSend(existing)
+      }
+      const treasury = options.treasuryOf(environment, chain)
+      const asset = options.chains.findAsset(environment, chain, transfer.asset)
+      const evm = options.evm(network)
+      if (!treasury || !asset || (!evm && !options.solana?.(network))) {
+        return undefined
+      }
+      const sweep = {
+        environment,
+        idempotencyKey: key,
+        chain,
+        network,
         asset: transfer.asset,
         to: treasury,
-        amount: transfer.amount,
         sourceAddressId: transfer.address.id,
+      }
+      // Solana: the treasury pays the fee and co-signs; EIP-3009 tokens: a fee payer submits the
+      // deposit key's authorization. Neither needs gas at the deposit address.
+      if (!evm || asset.eip712) {
+        return claimOnce({ ...sweep, amount: transfer.amount })
+      }
+      const plan = await evm.planSweep({
+        asset,
+        from: transfer.address.address,
+        to: treasury,
+        amount: transfer.amount,
       })
+      const native = options.chains.get(environment, chain)?.assets.find((a) => a.kind === 'native')
+      if (!plan || !native) {
+        return undefined
+      }
+      if (plan.topUp > 0n) {
+        // Gas first, from the treasury, exactly once per transfer; the sweep waits for it to land.
+        const gas = await claimOnce({
+          environment,
+          idempotencyKey: `sweep-gas:${transfer.id}`,
+          chain,
+          network,
+          asset: native.symbol,
+          to: transfer.address.address,
+          amount: plan.topUp,
+          sourceAddressId: null,
+        })
+        const landed = await waitUntilFinal(environment, gas.idempotencyKey)
+        if (landed?.status !== 'confirmed') {
+          throw new AppError('provider_unavailable', {
+            message: `the gas top-up of sweep ${key} is ${landed?.status ?? 'missing'}; the sweep runs again later`,
+          })
+        }
+      }
+      return claimOnce({ ...sweep, amount: plan.amount })
     },
     get: async (idempotencyKey, environment) => {
       const row = await load(environment, idempotencyKey)
