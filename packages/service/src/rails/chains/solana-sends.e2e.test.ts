@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net'
 import { generateKeyPairSigner } from '@solana/kit'
 import { type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { getLedgerTransaction } from '../../ledger/get-ledger-transaction.js'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
+import { sendLamports, sendSplTransfer } from '../../testing/send-solana-transfer.js'
 import { createRails } from '../create-rails.js'
-import type { ChainAsset, CryptoSend, Rails } from '../types.js'
+import type { ChainAsset, CryptoSend, IncomingTransfer, Rails } from '../types.js'
 import { createJsonRpc } from './json-rpc.js'
+import { runSweepJob } from './run-sweep-job.js'
 import { getAssociatedTokenAccount } from './solana-watcher.js'
 
 // Outbound Solana sends on the LiteSVM devnet: SPL and SOL from the treasury, exactly once per key,
@@ -87,6 +90,7 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
       networks: devnet.networks,
       pollIntervalMs: 50,
       sendLeaseMs: 600,
+      confirmations: { test: { solana: 1 } },
     })
     rails.crypto.onSettled(async (db, send) => {
       expect(db.isTransaction).toBe(true)
@@ -236,5 +240,81 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
       value: unknown[]
     }
     expect(value).toEqual([null])
+  })
+
+  // Pays a fresh Solana deposit address (USDC or SOL) from the devnet payer and waits for the watcher to confirm it.
+  const payDeposit = async (asset: 'USDC' | 'SOL', amount: bigint) => {
+    const address = await rails.addresses.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'solana',
+      purpose: 'deposit',
+      ownerId: `dep_sol_${asset}_${engine}`,
+    })
+    const confirmed: IncomingTransfer[] = []
+    const unsubscribe = rails.incoming.subscribe('deposit', async (_db, transfer) => {
+      if (transfer.status === 'confirmed' && transfer.address.id === address.id) {
+        confirmed.push(transfer)
+      }
+    })
+    const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+    if (!payer) {
+      throw new Error('no Solana payer')
+    }
+    if (asset === 'USDC') {
+      await devnet.fund({
+        network: SOLANA_DEVNET_NETWORK,
+        address: address.address,
+        asset: 'USDC',
+        amount: 0n,
+      })
+      await sendSplTransfer(rpc(), {
+        secret: payer.privateKey,
+        payer: payer.address,
+        owner: address.address,
+        asset: usdc,
+        amount,
+      })
+    } else {
+      await sendLamports(rpc(), { secret: payer.privateKey, to: address.address, lamports: amount })
+    }
+    for (let i = 0; i < 200 && confirmed.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    unsubscribe()
+    const [transfer] = confirmed
+    if (!transfer) {
+      throw new Error(`${asset} deposit not confirmed by the watcher`)
+    }
+    return transfer
+  }
+
+  test('behavior: an SPL deposit is swept to the treasury once (the treasury pays the fee, the deposit key co-signs)', async () => {
+    const transfer = await payDeposit('USDC', 4_000_000n)
+    const treasury = rails.crypto.getTreasury('test', 'solana')?.address ?? ''
+    const before = await usdcOf(treasury)
+    await Promise.all([
+      runSweepJob({ rails }, { transferId: transfer.id }),
+      runSweepJob({ rails }, { transferId: transfer.id }),
+    ])
+    const sweep = await waitSettled(`sweep:${transfer.id}`)
+    expect(sweep).toMatchObject({ status: 'confirmed', to: treasury, amount: 4_000_000n })
+    expect(await usdcOf(transfer.address.address)).toBe(0n)
+    expect(await usdcOf(treasury)).toBe(before + 4_000_000n)
+    expect(await lamportsOf(transfer.address.address)).toBe(0n)
+    const ledger = await getLedgerTransaction(h.deps, {
+      environment: 'test',
+      idempotencyKey: `sweep:${sweep.id}`,
+    })
+    expect(ledger).toMatchObject({ source: 'sweep', txHash: sweep.txHash })
+    expect(ledger?.transfers.map((t) => [t.currency, t.amount])).toEqual([['USDC', 4_000_000n]])
+  })
+
+  test('behavior: a SOL deposit is swept whole, the fee paid by the treasury', async () => {
+    const transfer = await payDeposit('SOL', 50_000_000n)
+    await runSweepJob({ rails }, { transferId: transfer.id })
+    const sweep = await waitSettled(`sweep:${transfer.id}`)
+    expect(sweep).toMatchObject({ status: 'confirmed', amount: 50_000_000n })
+    expect(await lamportsOf(transfer.address.address)).toBe(0n)
   })
 })
