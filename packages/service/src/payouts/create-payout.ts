@@ -264,7 +264,13 @@ async function planPayout(deps: Deps, input: CreatePayoutInput, recipient: Recip
       targetAmount: amount,
       rate: null,
       quoteId: null,
-      legs: toLegs(merchantId, request.currency, amount, fee, treasuryCustodyAccount(chain, request.currency)),
+      legs: toLegs(
+        merchantId,
+        request.currency,
+        amount,
+        fee,
+        treasuryCustodyAccount(chain, request.currency),
+      ),
       usdEquivalent: amount + fee,
     }
   }

@@ -1,23 +1,16 @@
 import { generateKeyPairSigner } from '@solana/kit'
-import {
-  DEFAULT_EVM_NETWORKS,
-  type LocalDevnet,
-  SOLANA_DEVNET_NETWORK,
-  startDevnet,
-  usdcLikeAbi,
-} from '@tollgate/devnet'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
 import { type Address, createPublicClient, http } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { getBalances } from '../ledger/get-balances.js'
 import { setPayoutDailyLimit } from '../merchants/verify-merchant.js'
-import { createJsonRpc } from '../rails/chains/json-rpc.js'
-import { getAssociatedTokenAccount } from '../rails/chains/solana-watcher.js'
 import { createRails } from '../rails/create-rails.js'
 import type { ChainAsset, Rails } from '../rails/types.js'
 import { fundBalance } from '../sandbox/fund-sandbox-merchant.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { fundSolanaTreasury, readSolanaTokenBalance } from '../testing/solana-treasury.js'
 import type { Payout } from './payout.js'
 
 // Crypto payouts through the sandbox rails on the devnet's Base (anvil) and Solana (LiteSVM): the
@@ -56,17 +49,8 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     }
     throw new Error(`payout ${id} did not finish`)
   }
-  const solanaUsdcOf = async (owner: string) => {
-    const rpc = createJsonRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '', {
-      network: SOLANA_DEVNET_NETWORK,
-    })
-    const asset = rails.chains.findAsset('test', 'solana', 'USDC') as ChainAsset
-    const info = (await rpc.request('getAccountInfo', [
-      await getAssociatedTokenAccount(owner, asset),
-      { encoding: 'base64' },
-    ])) as { value: { data: [string, string] } | null }
-    return info.value ? Buffer.from(info.value.data[0], 'base64').readBigUInt64LE(64) : 0n
-  }
+  const solanaUsdcOf = (owner: string) =>
+    readSolanaTokenBalance(devnet, owner, rails.chains.findAsset('test', 'solana', 'USDC') as ChainAsset)
   const payTo = async (address: string, amount: string, chain = 'base') => {
     const saved = await h.request('/api/v1/recipients', {
       method: 'POST',
@@ -105,17 +89,7 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     for (const payer of treasury.feePayers) {
       await devnet.fund({ network: BASE, address: payer, amount: 10n ** 20n })
     }
-    const solana = rails.crypto.getTreasury('test', 'solana')
-    if (!solana) {
-      throw new Error('no treasury on solana')
-    }
-    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: solana.address, amount: 10n ** 12n })
-    await devnet.fund({
-      network: SOLANA_DEVNET_NETWORK,
-      address: solana.address,
-      asset: 'USDC',
-      amount: 1_000n * 10n ** 6n,
-    })
+    await fundSolanaTreasury(devnet, rails, 1_000n * 10n ** 6n)
     await rails.start()
     await fundBalance(h.deps, { merchantId: h.a.id, currency: 'USDC', amount: '5000' })
     await setPayoutDailyLimit(h.deps, { merchantId: h.a.id, limitUsd: '1000000' })

@@ -7,11 +7,11 @@ import { getLedgerTransaction } from '../../ledger/get-ledger-transaction.js'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
 import { sendLamports, sendSplTransfer } from '../../testing/send-solana-transfer.js'
+import { fundSolanaTreasury, readSolanaTokenBalance } from '../../testing/solana-treasury.js'
 import { createRails } from '../create-rails.js'
 import type { ChainAsset, CryptoSend, IncomingTransfer, Rails } from '../types.js'
 import { createJsonRpc } from './json-rpc.js'
 import { runSweepJob } from './run-sweep-job.js'
-import { getAssociatedTokenAccount } from './solana-watcher.js'
 
 // Outbound Solana sends on the LiteSVM devnet: SPL and SOL from the treasury, exactly once per key,
 // and two processes on one database (a send left by a dead process is resumed by the other).
@@ -57,12 +57,18 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
   const seed = `${engine === 'pglite' ? 'e' : 'f'}3`.repeat(64)
   const rpc = () =>
     createJsonRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '', { network: SOLANA_DEVNET_NETWORK })
-  const usdcOf = async (owner: string) => {
-    const account = await getAssociatedTokenAccount(owner, usdc)
-    const info = (await rpc().request('getAccountInfo', [account, { encoding: 'base64' }])) as {
-      value: { data: [string, string] } | null
-    }
-    return info.value ? Buffer.from(info.value.data[0], 'base64').readBigUInt64LE(64) : 0n
+  const usdcOf = (owner: string) => readSolanaTokenBalance(devnet, owner, usdc)
+  // A process whose node drops every sendTransaction: it records a signed transaction nobody sends.
+  const createDyingRails = () => {
+    dropSends = true
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    return createRails(h.deps, {
+      masterSeed: seed,
+      networks: {
+        [SOLANA_DEVNET_NETWORK]: { ...devnet.networks[SOLANA_DEVNET_NETWORK], rpcUrl: proxyUrl },
+      } as typeof devnet.networks,
+      sendLeaseMs: 600,
+    })
   }
   const lamportsOf = async (owner: string) =>
     BigInt(((await rpc().request('getBalance', [owner])) as { value: number }).value)
@@ -97,17 +103,7 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
       settled.push(send)
     })
     usdc = rails.chains.findAsset('test', 'solana', 'USDC') as ChainAsset
-    const treasury = rails.crypto.getTreasury('test', 'solana')
-    if (!treasury) {
-      throw new Error('no Solana treasury')
-    }
-    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: treasury.address, amount: 10n ** 12n })
-    await devnet.fund({
-      network: SOLANA_DEVNET_NETWORK,
-      address: treasury.address,
-      asset: 'USDC',
-      amount: 10n ** 12n,
-    })
+    await fundSolanaTreasury(devnet, rails, 10n ** 12n)
     await rails.start()
   })
   afterAll(async () => {
@@ -168,15 +164,7 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
   })
 
   test('behavior: a send recorded by a process that died before its broadcast is resumed by another and lands once', async () => {
-    dropSends = true
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
-    const dying = createRails(h.deps, {
-      masterSeed: seed,
-      networks: {
-        [SOLANA_DEVNET_NETWORK]: { ...devnet.networks[SOLANA_DEVNET_NETWORK], rpcUrl: proxyUrl },
-      } as typeof devnet.networks,
-      sendLeaseMs: 600,
-    })
+    const dying = createDyingRails()
     const to = (await generateKeyPairSigner()).address
     const key = `sol_resume_${engine}`
     const first = await dying.crypto.send({
@@ -199,15 +187,7 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
   })
 
   test('behavior: a recorded transaction whose blockhash expired unsent is proven dead and sent again, once', async () => {
-    dropSends = true
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
-    const dying = createRails(h.deps, {
-      masterSeed: seed,
-      networks: {
-        [SOLANA_DEVNET_NETWORK]: { ...devnet.networks[SOLANA_DEVNET_NETWORK], rpcUrl: proxyUrl },
-      } as typeof devnet.networks,
-      sendLeaseMs: 600,
-    })
+    const dying = createDyingRails()
     const other = createRails(h.deps, { masterSeed: seed, networks: devnet.networks, sendLeaseMs: 600 })
     const to = (await generateKeyPairSigner()).address
     const key = `sol_expired_${engine}`
