@@ -3,7 +3,8 @@
 // Solana: LiteSVM), PGlite database:
 // 1. RPC requests per poll: after a block holding one transfer to a watched address, and idle
 //    (nothing new), counting every JSON-RPC method the watcher calls. Targets: constant in N on
-//    EVM; at most ceil(accounts/100) + 1 per idle poll on Solana (accounts = addresses x (SOL + USDC)).
+//    EVM; at most ceil(N/100) + 1 per idle poll on Solana (N addresses, each with a USDC account
+//    read every poll and its SOL read in round robin).
 // 2. Block-to-seen latency: the watcher polls in a loop (BENCH_POLL_MS, default 250 as in the
 //    sandbox); time from the transfer's block (the send returning; both devnets produce the block
 //    on the transaction) to its *seen* delivery, p50 and p95 over BENCH_SAMPLES (default 20).

@@ -15,6 +15,8 @@
  *
  * @module
  */
+export type { TransferTransaction, TransferTransactionInput } from './build-transfer-transaction.js'
+export { buildTransferTransaction } from './build-transfer-transaction.js'
 export type { SolanaLimits } from './check-payment-instructions.js'
 export type { SolanaClientOptions, SolanaClientRpc } from './client.js'
 export { createSolanaClient } from './client.js'

@@ -38,6 +38,14 @@ export function custodyAccount(network: string, asset: string): AccountCode {
   return `custody:${network}:${asset}`
 }
 
+/**
+ * The custody account of what the rails' treasury holds on `chain` (`custody:base-treasury:USDC`);
+ * `custodyAccount(chain, asset)` is then what deposit addresses hold. A sweep moves one to the other.
+ */
+export function treasuryCustodyAccount(chain: string, asset: string): AccountCode {
+  return `custody:${chain}-treasury:${asset}`
+}
+
 /** Whether `value` is a well-formed chart code. */
 export function isAccountCode(value: string): value is AccountCode {
   return codePattern.test(value)

@@ -13,6 +13,7 @@ export const ledgerSources = [
   'fee',
   'sandbox_funding',
   'adjustment',
+  'sweep',
 ] as const
 
 /** What moved the money (see {@link ledgerSources}). */

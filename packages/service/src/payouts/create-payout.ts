@@ -6,7 +6,7 @@ import type { PayoutKind } from '../db/schema/payouts.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
 import { enqueueJob } from '../jobs/enqueue-job.js'
-import { custodyAccount, merchantAccount } from '../ledger/chart-of-accounts.js'
+import { merchantAccount, treasuryCustodyAccount } from '../ledger/chart-of-accounts.js'
 import { type LedgerCurrency, ledgerCurrencies, parseLedgerAmount } from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
@@ -264,7 +264,13 @@ async function planPayout(deps: Deps, input: CreatePayoutInput, recipient: Recip
       targetAmount: amount,
       rate: null,
       quoteId: null,
-      legs: toLegs(merchantId, request.currency, amount, fee, custodyAccount(chain, request.currency)),
+      legs: toLegs(
+        merchantId,
+        request.currency,
+        amount,
+        fee,
+        treasuryCustodyAccount(chain, request.currency),
+      ),
       usdEquivalent: amount + fee,
     }
   }

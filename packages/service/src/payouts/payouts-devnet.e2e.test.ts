@@ -1,3 +1,4 @@
+import { generateKeyPairSigner } from '@solana/kit'
 import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from '@tollgate/devnet'
 import { type Address, createPublicClient, http } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
@@ -5,24 +6,21 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { getBalances } from '../ledger/get-balances.js'
 import { setPayoutDailyLimit } from '../merchants/verify-merchant.js'
 import { createRails } from '../rails/create-rails.js'
-import type { Rails } from '../rails/types.js'
+import type { ChainAsset, Rails } from '../rails/types.js'
 import { fundBalance } from '../sandbox/fund-sandbox-merchant.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { fundSolanaTreasury, readSolanaTokenBalance } from '../testing/solana-treasury.js'
 import type { Payout } from './payout.js'
 
-// Crypto payouts through the sandbox rails on the devnet's Base (anvil): the send is a real
-// transaction, the recipient's balance is read on-chain. The rails send on EVM chains; Solana
-// sends are not built yet (docs/payouts.md).
+// Crypto payouts through the sandbox rails on the devnet's Base (anvil) and Solana (LiteSVM): the
+// send is a real transaction, the recipient's balance is read on-chain.
 
 const BASE = 'eip155:84532'
 let devnet: LocalDevnet
 
 beforeAll(async () => {
-  devnet = await startDevnet({
-    solana: false,
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
-  })
+  devnet = await startDevnet({ evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) } })
 })
 afterAll(async () => {
   await devnet?.stop()
@@ -51,10 +49,12 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     }
     throw new Error(`payout ${id} did not finish`)
   }
-  const payTo = async (address: string, amount: string) => {
+  const solanaUsdcOf = (owner: string) =>
+    readSolanaTokenBalance(devnet, owner, rails.chains.findAsset('test', 'solana', 'USDC') as ChainAsset)
+  const payTo = async (address: string, amount: string, chain = 'base') => {
     const saved = await h.request('/api/v1/recipients', {
       method: 'POST',
-      json: { type: 'crypto_address', details: { chain: 'base', address } },
+      json: { type: 'crypto_address', details: { chain, address } },
     })
     const recipientId = ((await saved.json()) as { data: { id: string } }).data.id
     const res = await h.request('/api/v1/payouts', {
@@ -89,6 +89,7 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     for (const payer of treasury.feePayers) {
       await devnet.fund({ network: BASE, address: payer, amount: 10n ** 20n })
     }
+    await fundSolanaTreasury(devnet, rails, 1_000n * 10n ** 6n)
     await rails.start()
     await fundBalance(h.deps, { merchantId: h.a.id, currency: 'USDC', amount: '5000' })
     await setPayoutDailyLimit(h.deps, { merchantId: h.a.id, limitUsd: '1000000' })
@@ -122,6 +123,29 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     expect(final.status).toBe('failed')
     expect(final.failureReason).toBeTruthy()
     expect(await usdcBalanceOf(to)).toBe(0n)
+    expect(await usdcBalance()).toEqual(before)
+  })
+
+  test('default: a USDC payout on solana arrives at a wallet without a token account and turns success', async () => {
+    const to = (await generateKeyPairSigner()).address
+    const before = await usdcBalance()
+    const accepted = await payTo(to, '3.25', 'solana')
+    expect(accepted.method).toBe('crypto')
+    const final = await waitFinal(accepted.id)
+    expect(final).toMatchObject({ status: 'success', failureReason: null })
+    expect(final.txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
+    expect(await solanaUsdcOf(to)).toBe(3_250_000n)
+    expect((await usdcBalance())?.available).toBe((before?.available ?? 0n) - 3_350_000n)
+  })
+
+  test('behavior: a solana payout the chain refuses (more than the treasury holds) fails and voids the reserve', async () => {
+    const to = (await generateKeyPairSigner()).address
+    const before = await usdcBalance()
+    const accepted = await payTo(to, '4000', 'solana')
+    const final = await waitFinal(accepted.id)
+    expect(final.status).toBe('failed')
+    expect(final.failureReason).toBeTruthy()
+    expect(await solanaUsdcOf(to)).toBe(0n)
     expect(await usdcBalance()).toEqual(before)
   })
 })

@@ -198,7 +198,7 @@ export type CryptoSender = {
   /**
    * Moves a confirmed incoming transfer from its deposit address to the treasury (a send with the
    * idempotency key `sweep:<transfer id>`, so once); undefined when the transfer cannot be swept
-   * (not confirmed, chain without a node, or an asset whose sweep is not built: see docs/rails.md).
+   * (not confirmed, chain without a node or signer, or a native amount below its gas reserve: see docs/rails.md).
    */
   sweep(incomingTransferId: string): Promise<CryptoSend | undefined>
 }

@@ -275,7 +275,8 @@ async function fundOperatingKeys(deps: Deps, devnet: Devnet): Promise<void> {
     if (!network || !treasury) {
       continue
     }
-    const gas = 10n ** 21n
+    // Lamports are u64 (at most ~1.8e19): Solana gets 10^15 (a million SOL), EVM chains 1,000 coins.
+    const gas = entry.family === 'solana' ? 10n ** 15n : 10n ** 21n
     await devnet.fund({ network: entry.network, address: treasury.address, amount: gas })
     for (const asset of Object.values(network.assets)) {
       await devnet.fund({

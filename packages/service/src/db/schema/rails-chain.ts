@@ -74,7 +74,15 @@ export interface CryptoSendsTable {
   failure_reason: string | null
   created_at: ColumnType<Date, Date | string, never>
   updated_at: Timestamp
+  /** Migration 0013: Solana transactions signed for this send, each recorded before its broadcast. */
+  attempts: ColumnType<SolanaSendAttempt[], string | undefined, string>
+  /** Migration 0013: the process driving this pending send, until `lease_until`. */
+  lease_owner: string | null
+  lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
+
+/** One signed Solana transaction of a send: its id, the block height after which it can never land, wire bytes. */
+export type SolanaSendAttempt = { signature: string; lastValidBlockHeight: string; wire: string }
 
 /** The tables of migration `0006-rails-chain`. */
 export interface RailsChainTables {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit'
 import { hexToBytes } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Deps } from '../../deps.js'
@@ -11,11 +12,13 @@ import { createCryptoSender } from './create-crypto-sender.js'
 import { createDepositAddresses } from './create-deposit-addresses.js'
 import { createEvmTransferSender, type EvmTransferSender } from './create-evm-transfer-sender.js'
 import { createIncomingTransfers } from './create-incoming-transfers.js'
-import { deriveSecp256k1Key } from './derive-deposit-key.js'
+import { createSolanaTransferSender, type SolanaTransferSender } from './create-solana-transfer-sender.js'
+import { deriveEd25519Key, deriveSecp256k1Key } from './derive-deposit-key.js'
 import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
 import { createOperatingKeys, type OperatingKeyOverrides } from './operating-keys.js'
+import { postSweepLedger } from './post-sweep-ledger.js'
 import { sweepJobKind } from './run-sweep-job.js'
 import { createSolanaWatcher } from './solana-watcher.js'
 import { startWatchLoop, type WatchLoop } from './watch-loop.js'
@@ -31,6 +34,8 @@ export type ChainRailsOptions = {
   pollIntervalMs?: number
   /** Treasury and fee-payer keys per environment replacing the ones derived from the seed. */
   operatingKeys?: OperatingKeyOverrides
+  /** How long a process owns a pending crypto send before another may resume it (ms; default 30,000). */
+  sendLeaseMs?: number
 }
 
 /** The chain rails: registry, deposit addresses, incoming transfers, outbound crypto, and the watchers started by `start()`. */
@@ -86,24 +91,60 @@ export function createChainRails(
     }
     return sender
   }
-  const treasuryOf = (environment: KeyEnvironment, chain: ChainName) =>
-    chains.get(environment, chain)?.family === 'evm'
-      ? operatingKeys.evm(environment).treasury.address
-      : undefined
-  const depositKeyOf = async (addressId: string) => {
-    const row = await deps.db
-      .selectFrom('deposit_addresses')
-      .select('derivation_path')
-      .where('id', '=', addressId)
-      .executeTakeFirstOrThrow()
-    return privateKeyToAccount(deriveSecp256k1Key(seed, row.derivation_path))
+  const solanaSenders = new Map<string, SolanaTransferSender>()
+  const solanaSender = (network: string) => {
+    const rpcUrl = options.networks?.[network]?.rpcUrl
+    if (!rpcUrl || !network.startsWith('solana:')) {
+      return undefined
+    }
+    let sender = solanaSenders.get(network)
+    if (!sender) {
+      const keys = operatingKeys.solana(environmentOf(network))
+      sender = createSolanaTransferSender({
+        rpc: createJsonRpc(rpcUrl, { network }),
+        treasury: keys.signer,
+        treasuryAddress: keys.address,
+      })
+      solanaSenders.set(network, sender)
+    }
+    return sender
   }
-  const sender = createCryptoSender(deps, { chains, evm: evmSender, treasuryOf, depositKeyOf })
-  // A confirmed transfer that can be swept gets its sweep job in the transaction that confirms it.
+  const treasuryOf = (environment: KeyEnvironment, chain: ChainName) => {
+    const family = chains.get(environment, chain)?.family
+    if (family === 'solana') {
+      return operatingKeys.solana(environment).address
+    }
+    return family === 'evm' ? operatingKeys.evm(environment).treasury.address : undefined
+  }
+  const derivationPathOf = async (addressId: string) =>
+    (
+      await deps.db
+        .selectFrom('deposit_addresses')
+        .select('derivation_path')
+        .where('id', '=', addressId)
+        .executeTakeFirstOrThrow()
+    ).derivation_path
+  const depositKeyOf = async (addressId: string) =>
+    privateKeyToAccount(deriveSecp256k1Key(seed, await derivationPathOf(addressId)))
+  const solanaDepositKeyOf = async (addressId: string) =>
+    createKeyPairSignerFromPrivateKeyBytes(deriveEd25519Key(seed, await derivationPathOf(addressId)))
+  const sender = createCryptoSender(deps, {
+    chains,
+    evm: evmSender,
+    solana: solanaSender,
+    treasuryOf,
+    depositKeyOf,
+    solanaDepositKeyOf,
+    ...(options.sendLeaseMs === undefined ? {} : { leaseMs: options.sendLeaseMs }),
+  })
+  // A confirmed transfer on a chain the rails can sign on gets its sweep job in the transaction that
+  // confirms it; a confirmed sweep posts its custody legs in the transaction that records it.
   for (const purpose of ['session', 'deposit', 'x402'] as const) {
     hub.subscribe(purpose, async (db, transfer) => {
-      const asset = chains.findAsset(transfer.environment, transfer.chain, transfer.asset)
-      if (transfer.status === 'confirmed' && asset?.eip712 && evmSender(transfer.network)) {
+      if (
+        transfer.status === 'confirmed' &&
+        (evmSender(transfer.network) || solanaSender(transfer.network))
+      ) {
         await enqueueJob(db, deps, {
           kind: sweepJobKind,
           payload: { transferId: transfer.id },
@@ -112,6 +153,7 @@ export function createChainRails(
       }
     })
   }
+  sender.onSettled((db, send) => postSweepLedger(deps, db, chains, send))
   const crypto: CryptoSender = {
     send: sender.send,
     get: sender.get,
@@ -119,6 +161,10 @@ export function createChainRails(
     sweep: sender.sweep,
     getTreasury: (environment, chain) => {
       const entry = chains.get(environment, chain)
+      if (entry?.family === 'solana') {
+        // The Solana treasury pays its own fees: no separate fee payers.
+        return { address: operatingKeys.solana(environment).address, feePayers: [] }
+      }
       if (entry?.family !== 'evm') {
         return undefined
       }
@@ -147,7 +193,15 @@ export function createChainRails(
         const rpc = createJsonRpc(network.rpcUrl, { network: entry.network })
         const watcher =
           entry.family === 'evm'
-            ? createEvmWatcher(deps, { entry, rpc, hub })
+            ? createEvmWatcher(deps, {
+                entry,
+                rpc,
+                hub,
+                ignoreFrom: [
+                  operatingKeys.evm(environmentOf(entry.network)).treasury.address,
+                  ...operatingKeys.evm(environmentOf(entry.network)).feePayers.map((k) => k.address),
+                ],
+              })
             : createSolanaWatcher(deps, { entry, rpc, hub })
         loops.push(
           startWatchLoop(watcher.poll, {

@@ -1,13 +1,17 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { KeyPairSigner } from '@solana/kit'
 import { AppError } from '@tollgate/core'
 import { sql } from 'kysely'
 import type { Hash, LocalAccount } from 'viem'
 import { inTransaction } from '../../db/in-transaction.js'
+import type { SolanaSendAttempt } from '../../db/schema/rails-chain.js'
 import type { Deps } from '../../deps.js'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import type { ChainName } from '../../reference/chains.js'
-import type { ChainRegistry, CryptoSend, CryptoSender, CryptoSendHandler } from '../types.js'
+import type { ChainAsset, ChainRegistry, CryptoSend, CryptoSender, CryptoSendHandler } from '../types.js'
 import type { EvmTransferSender } from './create-evm-transfer-sender.js'
+import type { SolanaTransferSender } from './create-solana-transfer-sender.js'
 import { selectIncomingTransfers } from './incoming-store.js'
 
 type SendRow = {
@@ -24,6 +28,9 @@ type SendRow = {
   tx_hashes: string[]
   tx_hash: string | null
   failure_reason: string | null
+  attempts: SolanaSendAttempt[]
+  lease_owner: string | null
+  lease_until: Date | null
   created_at: Date
   updated_at: Date
 }
@@ -60,8 +67,19 @@ export type CryptoSenderOptions = {
   evm: (network: string) => EvmTransferSender | undefined
   treasuryOf: (environment: KeyEnvironment, chain: ChainName) => string | undefined
   depositKeyOf: (addressId: string) => Promise<LocalAccount>
+  /** One transfer sender per reachable Solana network. */
+  solana?: (network: string) => SolanaTransferSender | undefined
+  /** The ed25519 key of a Solana deposit address (Solana sweeps sign with it). */
+  solanaDepositKeyOf?: (addressId: string) => Promise<KeyPairSigner>
   /** How long one wait for a receipt lasts before the send is left pending for the next start (ms). */
   receiptTimeoutMs?: number
+  /**
+   * How long a process owns a pending send without renewing (ms, default 30,000): a send whose
+   * lease ran out (its process died) is resumed by another process within one lease.
+   */
+  leaseMs?: number
+  /** Gap between two status checks of a Solana send (ms, default 400). */
+  solanaPollMs?: number
 }
 
 /**
@@ -69,6 +87,8 @@ export type CryptoSenderOptions = {
  * "Chains"): the send is claimed as a row before anything is signed, every transaction hash is
  * recorded before its broadcast, and the final status is recorded with the `onSettled` handlers in
  * one transaction. On a chain without a node (sandbox only) the send is simulated and confirmed.
+ * A pending send is driven by one process at a time (a lease renewed while it waits); another
+ * process resumes it when the lease runs out.
  */
 export function createCryptoSender(
   deps: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
@@ -77,7 +97,16 @@ export function createCryptoSender(
   const handlers = new Set<CryptoSendHandler>()
   const tracking = new Set<Promise<void>>()
   const timeoutMs = options.receiptTimeoutMs ?? 120_000
+  const leaseMs = options.leaseMs ?? 30_000
+  const solanaPollMs = options.solanaPollMs ?? 400
+  const processId = randomUUID()
+  // Sends this process drives now (with how many tasks hold each); the heartbeat renews their leases.
+  const owned = new Map<string, number>()
   let stopped = false
+  let heartbeat: ReturnType<typeof setInterval> | undefined
+  let resumer: ReturnType<typeof setInterval> | undefined
+
+  const leaseEnd = () => new Date(deps.clock.now().getTime() + leaseMs)
 
   const load = (environment: KeyEnvironment, key: string) =>
     deps.db
@@ -86,6 +115,49 @@ export function createCryptoSender(
       .where('environment', '=', environment)
       .where('idempotency_key', '=', key)
       .executeTakeFirst()
+
+  // Renews this process's leases; a lease lost to another process stops the drive that held it.
+  const renew = async (ids: string[]) => {
+    if (ids.length === 0) {
+      return []
+    }
+    const rows = await deps.db
+      .updateTable('crypto_sends')
+      .set({ lease_until: leaseEnd() })
+      .where('id', 'in', ids)
+      .where('status', '=', 'pending')
+      .where('lease_owner', '=', processId)
+      .returning('id')
+      .execute()
+    return rows.map((r) => r.id)
+  }
+
+  const own = (id: string) => {
+    owned.set(id, (owned.get(id) ?? 0) + 1)
+    if (!heartbeat) {
+      heartbeat = setInterval(
+        () => {
+          renew([...owned.keys()]).catch((err: unknown) =>
+            deps.logger.warn({ err }, 'crypto send lease renewal failed'),
+          )
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      )
+      heartbeat.unref()
+    }
+  }
+  const disown = (id: string) => {
+    const holders = (owned.get(id) ?? 1) - 1
+    if (holders > 0) {
+      owned.set(id, holders)
+    } else {
+      owned.delete(id)
+    }
+    if (owned.size === 0 && heartbeat) {
+      clearInterval(heartbeat)
+      heartbeat = undefined
+    }
+  }
 
   const settle = async (
     id: string,
@@ -98,6 +170,8 @@ export function createCryptoSender(
           status: outcome.status,
           tx_hash: outcome.txHash,
           failure_reason: outcome.reason,
+          lease_owner: null,
+          lease_until: null,
           updated_at: deps.clock.now(),
         })
         .where('id', '=', id)
@@ -111,31 +185,151 @@ export function createCryptoSender(
       }
     })
 
+  const keep = (id: string, task: Promise<void>) => {
+    own(id)
+    const tracked = task
+      .catch((error: unknown) => {
+        if (!stopped) {
+          deps.logger.warn({ err: error, sendId: id }, 'crypto send still unsettled; it is resumed later')
+        }
+      })
+      .finally(() => {
+        disown(id)
+        tracking.delete(tracked)
+      })
+    tracking.add(tracked)
+    return tracked
+  }
+
   // Waits for whichever recorded hash lands (a replacement may be the one mined); a timeout leaves it pending.
-  const track = (id: string, sender: EvmTransferSender, hashes: Hash[]) => {
-    const task = Promise.any(hashes.map((h) => sender.waitForReceipt(h, timeoutMs)))
-      .then((receipt) =>
+  const track = (id: string, sender: EvmTransferSender, hashes: Hash[]) =>
+    keep(
+      id,
+      Promise.any(hashes.map((h) => sender.waitForReceipt(h, timeoutMs))).then((receipt) =>
         settle(id, {
           status: receipt.success ? 'confirmed' : 'failed',
           txHash: receipt.hash,
           reason: receipt.success ? null : 'reverted',
         }),
-      )
-      .catch((error: unknown) => {
-        if (!stopped) {
-          deps.logger.warn(
-            { err: error, sendId: id },
-            'crypto send still unconfirmed; it is resumed at the next start',
-          )
+      ),
+    )
+
+  /**
+   * Drives a Solana send to its end while this process holds its lease. Each signed transaction is
+   * recorded (attempts, tx_hashes) before its broadcast; a new one is signed only when every earlier
+   * one is proven dead: unknown to the cluster after the finalized block height passed its
+   * `lastValidBlockHeight` (checked twice around that read), so two can never both land.
+   */
+  const driveSolana = async (
+    row: SendRow,
+    sender: SolanaTransferSender,
+    asset: ChainAsset,
+    onRecorded: () => void,
+  ) => {
+    const attempts = [...row.attempts]
+    const owner =
+      row.source_address_id && options.solanaDepositKeyOf
+        ? await options.solanaDepositKeyOf(row.source_address_id)
+        : undefined
+    const deadline = Date.now() + timeoutMs
+    // A resumed send may hold a signed transaction nobody broadcast: send it again (same id, harmless).
+    let rebroadcast = attempts.length > 0
+    if (rebroadcast) {
+      onRecorded()
+    }
+    while (!stopped && Date.now() < deadline) {
+      if (attempts.length > 0) {
+        const states = await sender.states(attempts.map((a) => a.signature))
+        const landed = states.findIndex((s) => s.landed)
+        const state = states[landed]
+        if (state?.landed) {
+          const signature = attempts[landed]?.signature ?? null
+          await settle(row.id, {
+            status: state.err === null ? 'confirmed' : 'failed',
+            txHash: signature,
+            reason: state.err === null ? null : `transaction failed: ${JSON.stringify(state.err)}`,
+          })
+          return
         }
-      })
-      .finally(() => tracking.delete(task))
-    tracking.add(task)
+        const inFlight = states.some((s) => !s.landed && s.processed)
+        const lastValid = attempts.reduce(
+          (max, a) => (BigInt(a.lastValidBlockHeight) > max ? BigInt(a.lastValidBlockHeight) : max),
+          0n,
+        )
+        const dead =
+          !inFlight &&
+          (await sender.finalizedBlockHeight()) > lastValid &&
+          (await sender.states(attempts.map((a) => a.signature))).every((s) => !s.landed && !s.processed)
+        if (!dead) {
+          const latest = attempts.at(-1)
+          if (rebroadcast && latest) {
+            rebroadcast = false
+            await sender.broadcast(latest.wire)
+          }
+          await sleep(solanaPollMs)
+          if ((await renew([row.id])).length === 0) {
+            return
+          }
+          continue
+        }
+      }
+      const attempt = await sender
+        .sign({ asset, to: row.to_address, amount: BigInt(row.amount), ...(owner ? { owner } : {}) })
+        .catch(async (error: unknown) => {
+          if (attempts.length > 0) {
+            throw error
+          }
+          // Nothing was ever signed: failing is safe (as on EVM before the first hash is recorded).
+          const reason = error instanceof Error ? error.message.slice(0, 500) : String(error)
+          await settle(row.id, { status: 'failed', txHash: null, reason })
+          return undefined
+        })
+      if (!attempt) {
+        return
+      }
+      const recorded = await deps.db
+        .updateTable('crypto_sends')
+        .set({
+          attempts: sql`attempts || ${JSON.stringify([attempt])}::jsonb`,
+          tx_hashes: sql`tx_hashes || ${JSON.stringify([attempt.signature])}::jsonb`,
+          tx_hash: attempt.signature,
+          lease_until: leaseEnd(),
+          updated_at: deps.clock.now(),
+        })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .where('lease_owner', '=', processId)
+        .returning('id')
+        .executeTakeFirst()
+      if (!recorded) {
+        // Another process took the send over (this one stalled past its lease): it drives it now.
+        return
+      }
+      attempts.push(attempt)
+      onRecorded()
+      const result = await sender.broadcast(attempt.wire)
+      if (result.status === 'refused') {
+        // The node refused it before broadcast (preflight), and every earlier attempt is dead.
+        await settle(row.id, { status: 'failed', txHash: null, reason: result.reason })
+        return
+      }
+      if (result.status === 'sent') {
+        await sleep(solanaPollMs)
+      }
+    }
   }
 
   const broadcast = async (row: SendRow) => {
     const entry = options.chains.getByNetwork(row.environment, row.network)
     const asset = options.chains.findAsset(row.environment, row.chain as ChainName, row.asset)
+    const solana = options.solana?.(row.network)
+    if (entry?.hasNode && asset && solana) {
+      // Returns once the first transaction is recorded (or the send is over); the drive goes on.
+      await new Promise<void>((resolve) => {
+        void keep(row.id, driveSolana(row, solana, asset, resolve)).finally(resolve)
+      })
+      return
+    }
     const sender = options.evm(row.network)
     if (!entry?.hasNode || !sender || !asset) {
       // Sandbox chains without a node: the send is simulated and final at once.
@@ -179,6 +373,43 @@ export function createCryptoSender(
     }
   }
 
+  // Resumes a pending send this process just leased: wait for its hashes, or broadcast it.
+  const resumeRow = async (row: SendRow) => {
+    if (owned.has(row.id)) {
+      return
+    }
+    const evm = options.evm(row.network)
+    const solana = options.solana?.(row.network)
+    if (!solana && evm && row.tx_hashes.length > 0) {
+      track(row.id, evm, row.tx_hashes as Hash[])
+    } else if (solana || row.tx_hashes.length === 0) {
+      // A Solana send (its drive sorts out its attempts), or one claimed but never broadcast (a
+      // hash is recorded before every broadcast).
+      void keep(row.id, broadcast(row))
+    }
+  }
+
+  // Leases every pending send whose lease ran out (or that this process held before a restart).
+  const resume = async () => {
+    const now = deps.clock.now()
+    const rows = await deps.db
+      .updateTable('crypto_sends')
+      .set({ lease_owner: processId, lease_until: leaseEnd() })
+      .where('status', '=', 'pending')
+      .where((eb) =>
+        eb.or([
+          eb('lease_until', 'is', null),
+          eb('lease_until', '<', now),
+          eb('lease_owner', '=', processId),
+        ]),
+      )
+      .returningAll()
+      .execute()
+    for (const row of rows) {
+      await resumeRow(row)
+    }
+  }
+
   // Claims the send's row (once per environment and key) and broadcasts it when this call won the claim.
   const claim = async (input: {
     environment: KeyEnvironment
@@ -204,6 +435,8 @@ export function createCryptoSender(
         to_address: input.to,
         amount: input.amount,
         status: 'pending',
+        lease_owner: processId,
+        lease_until: leaseEnd(),
         created_at: now,
         updated_at: now,
       })
@@ -211,7 +444,13 @@ export function createCryptoSender(
       .returningAll()
       .executeTakeFirst()
     if (inserted) {
-      await broadcast(inserted)
+      // Owned while it is broadcast, so this process's own resumer never picks it up meanwhile.
+      own(inserted.id)
+      try {
+        await broadcast(inserted)
+      } finally {
+        disown(inserted.id)
+      }
     }
     const row = await load(input.environment, input.idempotencyKey)
     if (!row) {
@@ -230,6 +469,35 @@ export function createCryptoSender(
     return toCryptoSend(row)
   }
 
+  // Claims a send whose amount is computed afresh (sweeps): the first claim's row wins, whatever amount it has.
+  const claimOnce = async (input: Parameters<typeof claim>[0]) => {
+    const existing = await load(input.environment, input.idempotencyKey)
+    if (existing) {
+      return toCryptoSend(existing)
+    }
+    try {
+      return await claim(input)
+    } catch (error) {
+      const row = await load(input.environment, input.idempotencyKey)
+      if (row) {
+        return toCryptoSend(row)
+      }
+      throw error
+    }
+  }
+
+  // Polls a send until it is final or `timeoutMs` passes (then returns it still pending).
+  const waitUntilFinal = async (environment: KeyEnvironment, key: string) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const row = await load(environment, key)
+      if (row?.status !== 'pending' || Date.now() > deadline || stopped) {
+        return row ? toCryptoSend(row) : undefined
+      }
+      await sleep(100)
+    }
+  }
+
   return {
     send: async (input) => {
       const entry = options.chains.get(input.environment, input.chain)
@@ -245,32 +513,75 @@ export function createCryptoSender(
       if (!entry.hasNode && input.environment === 'live') {
         throw new AppError('provider_unavailable', { message: `no node configured for ${input.chain}` })
       }
-      // A chain with a node but no sender here (Solana: not built yet) must never fall back to simulation.
-      if (entry.hasNode && !options.evm(entry.network)) {
+      // A chain with a node but no sender here must never fall back to simulation.
+      if (entry.hasNode && !options.evm(entry.network) && !options.solana?.(entry.network)) {
         throw new AppError('provider_unavailable', {
-          message: `outbound sends on ${input.chain} are not built yet`,
+          message: `outbound sends on ${input.chain} are not available`,
         })
       }
       return claim({ ...input, network: entry.network, asset: asset.symbol, sourceAddressId: null })
     },
     sweep: async (transferId) => {
       const [transfer] = await selectIncomingTransfers(deps.db, { ids: [transferId] })
-      const treasury = transfer && options.treasuryOf(transfer.environment, transfer.chain)
-      const asset = transfer && options.chains.findAsset(transfer.environment, transfer.chain, transfer.asset)
-      // Only EIP-3009 tokens on a reachable chain for now: no gas is needed at the deposit address.
-      if (transfer?.status !== 'confirmed' || !treasury || !asset?.eip712 || !options.evm(transfer.network)) {
+      if (transfer?.status !== 'confirmed') {
         return undefined
       }
-      return claim({
-        environment: transfer.environment,
-        idempotencyKey: `sweep:${transfer.id}`,
-        chain: transfer.chain,
-        network: transfer.network,
+      const { environment, chain, network } = transfer
+      const key = `sweep:${transfer.id}`
+      const existing = await load(environment, key)
+      if (existing) {
+        return toCryptoSend(existing)
+      }
+      const treasury = options.treasuryOf(environment, chain)
+      const asset = options.chains.findAsset(environment, chain, transfer.asset)
+      const evm = options.evm(network)
+      if (!treasury || !asset || (!evm && !options.solana?.(network))) {
+        return undefined
+      }
+      const sweep = {
+        environment,
+        idempotencyKey: key,
+        chain,
+        network,
         asset: transfer.asset,
         to: treasury,
-        amount: transfer.amount,
         sourceAddressId: transfer.address.id,
+      }
+      // Solana: the treasury pays the fee and co-signs; EIP-3009 tokens: a fee payer submits the
+      // deposit key's authorization. Neither needs gas at the deposit address.
+      if (!evm || asset.eip712) {
+        return claimOnce({ ...sweep, amount: transfer.amount })
+      }
+      const plan = await evm.planSweep({
+        asset,
+        from: transfer.address.address,
+        to: treasury,
+        amount: transfer.amount,
       })
+      const native = options.chains.get(environment, chain)?.assets.find((a) => a.kind === 'native')
+      if (!plan || !native) {
+        return undefined
+      }
+      if (plan.topUp > 0n) {
+        // Gas first, from the treasury, exactly once per transfer; the sweep waits for it to land.
+        const gas = await claimOnce({
+          environment,
+          idempotencyKey: `sweep-gas:${transfer.id}`,
+          chain,
+          network,
+          asset: native.symbol,
+          to: transfer.address.address,
+          amount: plan.topUp,
+          sourceAddressId: null,
+        })
+        const landed = await waitUntilFinal(environment, gas.idempotencyKey)
+        if (landed?.status !== 'confirmed') {
+          throw new AppError('provider_unavailable', {
+            message: `the gas top-up of sweep ${key} is ${landed?.status ?? 'missing'}; the sweep runs again later`,
+          })
+        }
+      }
+      return claimOnce({ ...sweep, amount: plan.amount })
     },
     get: async (idempotencyKey, environment) => {
       const row = await load(environment, idempotencyKey)
@@ -284,23 +595,21 @@ export function createCryptoSender(
     },
     start: async () => {
       stopped = false
-      const pending = await deps.db
-        .selectFrom('crypto_sends')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .execute()
-      for (const row of pending) {
-        const sender = options.evm(row.network)
-        if (row.tx_hashes.length > 0 && sender) {
-          track(row.id, sender, row.tx_hashes as Hash[])
-        } else if (row.tx_hashes.length === 0) {
-          // Claimed but never broadcast (the hash is recorded before every broadcast).
-          await broadcast(row)
-        }
-      }
+      await resume()
+      resumer = setInterval(
+        () => {
+          resume().catch((err: unknown) => deps.logger.warn({ err }, 'resuming crypto sends failed'))
+        },
+        Math.max(50, Math.floor(leaseMs / 2)),
+      )
+      resumer.unref()
     },
     stop: async () => {
       stopped = true
+      if (resumer) {
+        clearInterval(resumer)
+        resumer = undefined
+      }
       await Promise.allSettled([...tracking])
     },
   }

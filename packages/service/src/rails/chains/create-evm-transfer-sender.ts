@@ -1,4 +1,3 @@
-import { AppError } from '@tollgate/core'
 import { createRelayer, eip3009Abi, type Relayer, transferWithAuthorizationTypes } from '@tollgate/evm'
 import {
   type Address,
@@ -26,8 +25,23 @@ export type EvmTransferSender = {
   feePayers: Address[]
   broadcast(transfer: EvmTransfer, onBroadcast: (hash: Hash) => Promise<void>): Promise<Hash>
   waitForReceipt(hash: Hash, timeoutMs: number): Promise<{ hash: Hash; success: boolean }>
+  /**
+   * What sweeping `amount` of `asset` from `from` needs (docs/rails.md "Sweeps"): the native coin to
+   * top the address up with first (plain ERC-20s: twice the estimated gas at the current max fee),
+   * and the amount to move (a native coin keeps twice its transfer's gas back); undefined when
+   * the gas would eat the whole amount.
+   */
+  planSweep(input: {
+    asset: ChainAsset
+    from: string
+    to: string
+    amount: bigint
+  }): Promise<{ topUp: bigint; amount: bigint } | undefined>
   close(): void
 }
+
+// Gas of a plain value transfer to an address without code.
+const nativeTransferGas = 21_000n
 
 // An authorization outlives any sane stuck-transaction replacement, but not forever.
 const authorizationLifetimeSeconds = 24n * 3600n
@@ -60,6 +74,16 @@ export function createEvmTransferSender(options: {
   const own: Relayer = createRelayer({ ...relayerOptions, accounts: [options.treasury] })
   const now = options.now ?? Date.now
   const relayerOf = new Map<Hash, Relayer>()
+  // One-key relayers of deposit addresses (their own nonces) for sweeps that pay their own gas.
+  const ownerRelayers = new Map<string, Relayer>()
+  const ownerRelayer = (owner: LocalAccount) => {
+    let relayer = ownerRelayers.get(owner.address)
+    if (!relayer) {
+      relayer = createRelayer({ ...relayerOptions, accounts: [owner] })
+      ownerRelayers.set(owner.address, relayer)
+    }
+    return relayer
+  }
 
   const authorize = async (transfer: EvmTransfer) => {
     const token = transfer.asset.address as Address
@@ -105,15 +129,9 @@ export function createEvmTransferSender(options: {
     feePayers: options.feePayers.map((a) => a.address),
     broadcast: async (transfer, onBroadcast) => {
       const { asset } = transfer
-      let relayer = own
+      // A sweep of a native coin or a plain ERC-20 is sent by the deposit key itself (gas at the address).
+      let relayer = transfer.owner && !asset.eip712 ? ownerRelayer(transfer.owner) : own
       let request: { to: Address; data: `0x${string}`; value?: bigint }
-      if (transfer.owner && !asset.eip712) {
-        // Sweeps of native coins and plain ERC-20s need a gas top-up first: not built yet (docs/rails.md).
-        throw new AppError('unknown_asset', {
-          context: { network: options.network, asset: asset.symbol },
-          message: `sweeping ${asset.symbol} is not supported yet`,
-        })
-      }
       if (asset.kind === 'native') {
         request = { to: transfer.to as Address, data: '0x', value: transfer.amount }
       } else if (asset.eip712) {
@@ -138,9 +156,28 @@ export function createEvmTransferSender(options: {
       relayerOf.delete(hash)
       return { hash: receipt.transactionHash, success: receipt.status === 'success' }
     },
+    planSweep: async ({ asset, from, to, amount }) => {
+      const { maxFeePerGas } = await client.estimateFeesPerGas()
+      if (asset.kind === 'native') {
+        const reserve = nativeTransferGas * maxFeePerGas * 2n
+        return amount > reserve ? { topUp: 0n, amount: amount - reserve } : undefined
+      }
+      const gas = await client.estimateContractGas({
+        address: asset.address as Address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [to as Address, amount],
+        account: from as Address,
+      })
+      return { topUp: gas * maxFeePerGas * 2n, amount }
+    },
     close: () => {
       pool.close()
       own.close()
+      for (const relayer of ownerRelayers.values()) {
+        relayer.close()
+      }
+      ownerRelayers.clear()
     },
   }
 }

@@ -94,6 +94,11 @@ export function deriveSecp256k1Key(seed: Uint8Array, path: string): Hex {
   return bytesToHex(key.privateKey)
 }
 
+/** The ed25519 private key (32-byte seed) at `path` (a Solana path of {@link getDerivationPath}) of the master seed. */
+export function deriveEd25519Key(seed: Uint8Array, path: string): Uint8Array {
+  return Slip10Key.fromMasterSeed(seed).derive(path).privateKey
+}
+
 /** The 0x-hex private key of an EVM (or Tron) deposit key, for viem accounts. */
 export function toHexKey(key: DepositKey): Hex {
   return bytesToHex(key.privateKey)

@@ -37,6 +37,8 @@ export type EvmWatcherOptions = {
   maxBlocksPerPoll?: number
   /** How far back the cursor moves when its block was replaced by a reorg (default 64 blocks). */
   rewindBlocks?: number
+  /** Senders whose native transfers are not deposits (the rails' own keys: sweep gas top-ups). */
+  ignoreFrom?: string[]
 }
 
 /** What one poll did (benchmarks and tests read it). */
@@ -73,6 +75,7 @@ export function createEvmWatcher(
     entry.assets.filter((a) => a.address !== null).map((a) => [(a.address ?? '').toLowerCase(), a]),
   )
   const native = entry.assets.find((a) => a.kind === 'native')
+  const ignoreFrom = new Set((options.ignoreFrom ?? []).map((a) => a.toLowerCase()))
 
   const readCursor = async () => {
     const row = await deps.db
@@ -134,7 +137,14 @@ export function createEvmWatcher(
     }
     const natives = blocks.flatMap((block) =>
       block.transactions
-        .filter((tx) => tx.to !== null && BigInt(tx.value) > 0n && watched.get(tx.to) !== undefined)
+        .filter(
+          (tx) =>
+            tx.to !== null &&
+            BigInt(tx.value) > 0n &&
+            watched.get(tx.to) !== undefined &&
+            // Gas top-ups of our own operating keys (before a sweep) are not deposits.
+            !ignoreFrom.has(tx.from.toLowerCase()),
+        )
         .map((tx) => ({ tx, block })),
     )
     // A value transfer to an address without code emits no log: one receipt per match tells whether it succeeded.

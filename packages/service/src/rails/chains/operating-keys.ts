@@ -1,3 +1,4 @@
+import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit'
 import { type LocalAccount, privateKeyToAccount } from 'viem/accounts'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import { deriveDepositKey, toHexKey } from './derive-deposit-key.js'
@@ -14,12 +15,30 @@ export type OperatingKeyOverrides = Partial<
  * The rails' own keys, derived from the master seed on branches of their own (treasury: purpose 8,
  * fee payers: purpose 9; docs/rails.md "Chains"): one EVM treasury and a pool of fee payers per
  * environment, the same address on every EVM chain, unless `given` has keys for the environment
- * (production configuration). A production deployment would put these behind a KMS signer with the
- * same `LocalAccount` shape.
+ * (production configuration); on Solana one treasury per environment that also pays every fee
+ * (sends, sweeps, recipients' token-account rent). A production deployment would put these behind a
+ * KMS signer with the same `LocalAccount` shape.
  */
 export function createOperatingKeys(seed: Uint8Array, given: OperatingKeyOverrides = {}) {
   const cache = new Map<KeyEnvironment, { treasury: LocalAccount; feePayers: LocalAccount[] }>()
+  const solanaCache = new Map<KeyEnvironment, { address: string; signer: () => Promise<KeyPairSigner> }>()
   return {
+    solana: (environment: KeyEnvironment) => {
+      let keys = solanaCache.get(environment)
+      if (!keys) {
+        const key = deriveDepositKey(seed, { family: 'solana', environment, purpose: 'treasury' }, 0)
+        let signer: Promise<KeyPairSigner> | undefined
+        keys = {
+          address: key.address,
+          signer: () => {
+            signer ??= createKeyPairSignerFromPrivateKeyBytes(key.privateKey)
+            return signer
+          },
+        }
+        solanaCache.set(environment, keys)
+      }
+      return keys
+    },
     evm: (environment: KeyEnvironment) => {
       let keys = cache.get(environment)
       const override = given[environment]

@@ -101,4 +101,47 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     expect(await restarted.poll()).toMatchObject({ changed: 0, found: 0 })
     expect(statusesOf(tokenTx)).toEqual(['seen', 'confirmed'])
   })
+
+  test('behavior: an idle poll costs ceil(N/100) + 1 calls; SOL accounts beyond that are read in round robin', async () => {
+    const owners = []
+    for (let i = 0; i < 150; i++) {
+      owners.push(
+        await addresses.allocate(h.deps.db, {
+          merchantId: h.a.id,
+          environment: 'test',
+          chain: 'solana',
+          purpose: 'deposit',
+          ownerId: `dep_rr_${i}_${Math.random()}`,
+        }),
+      )
+    }
+    const calls: string[] = []
+    const counting = {
+      request: (method: string, params: unknown[]) => {
+        calls.push(method)
+        return rpc.request(method, params)
+      },
+    }
+    const watcher = createSolanaWatcher(h.deps, { entry, rpc: counting, hub })
+    await watcher.poll()
+    calls.length = 0
+    await watcher.poll()
+    const n = (
+      await h.deps.db.selectFrom('deposit_addresses').select('id').where('chain', '=', 'solana').execute()
+    ).length
+    // (The seen transfer of the test above adds its getSignatureStatuses: not an account read.)
+    expect(calls.filter((m) => m !== 'getSignatureStatuses')).toEqual(
+      Array(Math.ceil(n / 100) + 1).fill('getMultipleAccounts'),
+    )
+    // SOL to the newest address (not in every poll's slice) is seen within two polls.
+    const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+    const last = owners.at(-1)
+    if (!payer || !last) {
+      throw new Error('no payer')
+    }
+    const tx = await sendLamports(rpc, { secret: payer.privateKey, to: last.address, lamports: 1_000_000n })
+    await watcher.poll()
+    await watcher.poll()
+    expect(statusesOf(tx)).toEqual(['seen'])
+  })
 })

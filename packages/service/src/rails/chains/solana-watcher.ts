@@ -90,6 +90,7 @@ export function createSolanaWatcher(
     (a) => a.kind === 'native' || (a.kind === 'spl' && a.ledgerCurrency !== null),
   )
   const accounts: Watched[] = []
+  const tokens: Watched[] = []
 
   const findTransfers = async (watched: Watched, slot: bigint): Promise<ObservedTransfer[]> => {
     const signatures = (await rpc.request('getSignaturesForAddress', [
@@ -179,19 +180,43 @@ export function createSolanaWatcher(
     }
   }
 
+  // SOL is read from the owner accounts themselves, a slice per poll in round robin (see `poll`).
+  const owners: Watched[] = []
+  let ownerCursor = 0
+
   const poll = async (): Promise<SolanaPollResult> => {
-    // The slot is read before the addresses, for the reason the EVM watcher reads its head first.
-    const slot = BigInt((await rpc.request('getSlot', [{ commitment: 'confirmed' }])) as number)
     for (const owner of await watchedAddresses.refresh()) {
       for (const asset of assets) {
-        const account =
-          asset.kind === 'native' ? owner.address : await getAssociatedTokenAccount(owner.address, asset)
-        accounts.push({ account, owner, asset, last: undefined })
+        if (asset.kind === 'native') {
+          const watched = { account: owner.address, owner, asset, last: undefined }
+          owners.push(watched)
+          accounts.push(watched)
+        } else {
+          const watched = {
+            account: await getAssociatedTokenAccount(owner.address, asset),
+            owner,
+            asset,
+            last: undefined,
+          }
+          tokens.push(watched)
+          accounts.push(watched)
+        }
       }
     }
+    // Every token account each poll, plus as many owner accounts (SOL) as fill the token accounts'
+    // last batch and one batch more: ceil(tokens/100) + 1 calls, and no getSlot (the answers'
+    // context slot is the poll's slot). With N addresses and one SPL asset that is ceil(N/100) + 1;
+    // SOL is then read every ceil(N / room) polls, all of it each poll while it fits.
+    const room = (Math.ceil(tokens.length / batchSize) + 1) * batchSize - tokens.length
+    let ownersNow = owners
+    if (owners.length > room) {
+      ownersNow = Array.from({ length: room }, (_, i) => owners[(ownerCursor + i) % owners.length] as Watched)
+      ownerCursor = (ownerCursor + room) % owners.length
+    }
+    const read = [...tokens, ...ownersNow]
     const batches: Watched[][] = []
-    for (let i = 0; i < accounts.length; i += batchSize) {
-      batches.push(accounts.slice(i, i + batchSize))
+    for (let i = 0; i < read.length; i += batchSize) {
+      batches.push(read.slice(i, i + batchSize))
     }
     const answers = (await Promise.all(
       batches.map((batch) =>
@@ -200,8 +225,14 @@ export function createSolanaWatcher(
           { encoding: 'base64', dataSlice: { offset: 64, length: 8 }, commitment: 'confirmed' },
         ]),
       ),
-    )) as { value: RpcAccount[] }[]
-    const result = { slot, accounts: accounts.length, changed: 0, found: 0, recorded: 0 }
+    )) as { context: { slot: number | bigint }; value: RpcAccount[] }[]
+    // The oldest context of the answers (confirmations are never over-counted); getSlot when nothing is watched.
+    const slots = answers.map((a) => BigInt(a.context.slot))
+    const slot =
+      slots.length > 0
+        ? slots.reduce((min, s) => (s < min ? s : min))
+        : BigInt((await rpc.request('getSlot', [{ commitment: 'confirmed' }])) as number)
+    const result = { slot, accounts: read.length, changed: 0, found: 0, recorded: 0 }
     for (const [b, batch] of batches.entries()) {
       for (const [i, watched] of batch.entries()) {
         const amount = readAmount(answers[b]?.value[i] ?? null, watched.asset.kind)
