@@ -127,7 +127,6 @@ describeEachDatabase(
     test('behavior: a worker that dies after claiming the attempt (commit done, nothing sent) is replaced after its lease', async () => {
       await endpoint()
       const eventId = String(await emit())
-      await runner.runDue({ maxJobs: 1 }) // events.dispatch: the delivery and its attempt job exist
       const dead = createJobRunner({ ...deps, leaseMs: 30_000, workerId: 'wrk_dead' })
       registerWebhookJobs(dead, deps)
       expect((await dead.claim(10)).map((j) => j.kind)).toEqual(['webhooks.deliver'])
