@@ -1,4 +1,3 @@
-import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import type { OutboundHttp, OutboundResult } from '../http/create-outbound-http.js'
 import type { JobOutcome } from '../jobs/create-job-runner.js'
@@ -148,43 +147,46 @@ async function record(
     status === 'pending'
       ? new Date(finished.getTime() + withJitter(delays[Math.min(attempt, delays.length) - 1] ?? 60_000))
       : null
-  const logged = await inTransaction(deps.db, async (trx) => {
-    const inserted = await trx
-      .insertInto('webhook_attempts')
-      .values({
-        id: deps.ids.create('wha'),
-        delivery_id: row.id,
-        attempt,
-        url: row.url,
-        started_at: startedAt,
-        duration_ms: result.durationMs,
-        status_code: result.statusCode,
-        succeeded,
-        error,
-        response_body: result.body,
-      })
-      .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-      .returning('id')
-      .executeTakeFirst()
-    if (!inserted) {
-      return false
-    }
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        attempts: attempt,
-        status,
-        next_attempt_at: nextAttemptAt,
-        last_status_code: result.statusCode,
-        last_error: error,
-        updated_at: finished,
-        completed_at: status === 'pending' ? null : finished,
-      })
-      .where('id', '=', row.id)
-      .where('attempts', '=', row.attempts)
-      .execute()
-    return true
-  })
+  // One statement logs the attempt and moves the delivery (atomic without a transaction): the unique
+  // (delivery, attempt) row decides which worker's attempt counts, and the update only follows it.
+  const logged = await deps.db
+    .with('attempt', (qb) =>
+      qb
+        .insertInto('webhook_attempts')
+        .values({
+          id: deps.ids.create('wha'),
+          delivery_id: row.id,
+          attempt,
+          url: row.url,
+          started_at: startedAt,
+          duration_ms: result.durationMs,
+          status_code: result.statusCode,
+          succeeded,
+          error,
+          response_body: result.body,
+        })
+        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+        .returning('delivery_id'),
+    )
+    .with('delivery', (qb) =>
+      qb
+        .updateTable('webhook_deliveries')
+        .set({
+          attempts: attempt,
+          status,
+          next_attempt_at: nextAttemptAt,
+          last_status_code: result.statusCode,
+          last_error: error,
+          updated_at: finished,
+          completed_at: status === 'pending' ? null : finished,
+        })
+        .where('id', 'in', (eb) => eb.selectFrom('attempt').select('delivery_id'))
+        .where('attempts', '=', row.attempts)
+        .returning('id'),
+    )
+    .selectFrom('attempt')
+    .select('delivery_id')
+    .executeTakeFirst()
   if (!logged) {
     // Another worker logged this attempt number first (our lease ran out mid-send): at least once.
     deps.logger.warn({ deliveryId: row.id, attempt }, 'webhook attempt already logged by another worker')
