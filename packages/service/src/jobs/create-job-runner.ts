@@ -58,6 +58,44 @@ export type JobRunner = {
 
 const periodicPrefix = 'every.'
 
+/**
+ * Batches calls: each call's item joins the next run of `flush`, which starts once the current one
+ * (if any) has ended; the returned promise settles with the run that held the item.
+ */
+export function createBatcher<T>(flush: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
+  let waiting: { item: T; settle: (error?: unknown) => void }[] = []
+  let flushing = false
+  const drain = async () => {
+    flushing = true
+    while (waiting.length > 0) {
+      const batch = waiting
+      waiting = []
+      try {
+        await flush(batch.map((entry) => entry.item))
+        for (const entry of batch) {
+          entry.settle()
+        }
+      } catch (error) {
+        for (const entry of batch) {
+          entry.settle(error ?? new Error('batch failed'))
+        }
+      }
+    }
+    flushing = false
+  }
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) })
+      if (!flushing) {
+        // Started on the next turn of the event loop, so the calls of this turn join the first run.
+        flushing = true
+        setImmediate(() => {
+          drain().catch(() => {})
+        })
+      }
+    })
+}
+
 /** Exponential backoff for a failed job: 1 s, 2 s, 4 s, … capped at an hour, ±20 % jitter. */
 export function defaultRetryDelayMs(attempt: number): number {
   const base = Math.min(1_000 * 2 ** Math.max(0, attempt - 1), 3_600_000)
@@ -140,6 +178,19 @@ export function createJobRunner(
       .execute()
   }
 
+  // Finished jobs are deleted in batches: the ids that finish while one DELETE runs go together in
+  // the next, so a busy runner spends one statement on many jobs (docs/jobs.md). Each caller waits
+  // for the DELETE that holds its id; until then the row stays `running` under this worker's lease.
+  const deleteFinished = createBatcher(async (ids: string[]) => {
+    await queue()
+      .deleteFrom('jobs')
+      .where('id', 'in', ids)
+      .where('locked_by', '=', workerId)
+      .where('status', '=', 'running')
+      .where(asyncCommit)
+      .execute()
+  })
+
   // Every write after the claim is guarded by locked_by: a worker whose lease ran out and whose job
   // another worker took never overwrites that worker's outcome.
   const finish = async (job: ClaimedJob, outcome: JobOutcome | undefined) => {
@@ -163,13 +214,7 @@ export function createJobRunner(
         .execute()
       return
     }
-    await queue()
-      .deleteFrom('jobs')
-      .where('id', '=', job.id)
-      .where('locked_by', '=', workerId)
-      .where('status', '=', 'running')
-      .where(asyncCommit)
-      .execute()
+    await deleteFinished(job.id)
   }
 
   const fail = async (job: ClaimedJob, error: unknown) => {
