@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { Notifications, Unlisten } from '../db/notifications.js'
 import type { JobsTable } from '../db/schema/jobs-events.js'
 import type { Deps } from '../deps.js'
+import { createBatcher } from './create-batcher.js'
 import { enqueueJob, jobsChannel } from './enqueue-job.js'
 
 /** A job as a runner claimed it: `attempts` already counts the current run. */
@@ -57,44 +58,6 @@ export type JobRunner = {
 }
 
 const periodicPrefix = 'every.'
-
-/**
- * Batches calls: each call's item joins the next run of `flush`, which starts once the current one
- * (if any) has ended; the returned promise settles with the run that held the item.
- */
-export function createBatcher<T>(flush: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
-  let waiting: { item: T; settle: (error?: unknown) => void }[] = []
-  let flushing = false
-  const drain = async () => {
-    flushing = true
-    while (waiting.length > 0) {
-      const batch = waiting
-      waiting = []
-      try {
-        await flush(batch.map((entry) => entry.item))
-        for (const entry of batch) {
-          entry.settle()
-        }
-      } catch (error) {
-        for (const entry of batch) {
-          entry.settle(error ?? new Error('batch failed'))
-        }
-      }
-    }
-    flushing = false
-  }
-  return (item) =>
-    new Promise<void>((resolve, reject) => {
-      waiting.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) })
-      if (!flushing) {
-        // Started on the next turn of the event loop, so the calls of this turn join the first run.
-        flushing = true
-        setImmediate(() => {
-          drain().catch(() => {})
-        })
-      }
-    })
-}
 
 /** Exponential backoff for a failed job: 1 s, 2 s, 4 s, … capped at an hour, ±20 % jitter. */
 export function defaultRetryDelayMs(attempt: number): number {
@@ -189,6 +152,7 @@ export function createJobRunner(
       .where('status', '=', 'running')
       .where(asyncCommit)
       .execute()
+    return ids.map(() => undefined)
   })
 
   // Every write after the claim is guarded by locked_by: a worker whose lease ran out and whose job

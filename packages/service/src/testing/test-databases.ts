@@ -11,7 +11,11 @@ export type TestDatabase = { name: 'pglite' | 'postgres'; open: () => Promise<Op
  * never see each other's rows), dropped again by `close()`.
  */
 export function getTestDatabases(
-  options: { poolSize?: number; env?: Record<string, string | undefined>; onQuery?: (sql: string) => void } = {},
+  options: {
+    poolSize?: number
+    env?: Record<string, string | undefined>
+    onQuery?: (sql: string) => void
+  } = {},
 ): TestDatabase[] {
   const { onQuery } = options
   const databases: TestDatabase[] = [{ name: 'pglite', open: () => openDatabase({ onQuery }) }]

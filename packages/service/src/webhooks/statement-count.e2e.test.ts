@@ -31,7 +31,11 @@ describeEachDatabase(
     })
 
     test('behavior: emitting an event costs 4 statements in the caller transaction, delivering it 3 plus the claims', async () => {
-      await createWebhookEndpoint(h.deps, { merchantId: h.a.id, environment: 'test', url: `${receiver.url}/hook` })
+      await createWebhookEndpoint(h.deps, {
+        merchantId: h.a.id,
+        environment: 'test',
+        url: `${receiver.url}/hook`,
+      })
       const deps = { ...h.deps, http }
       const runner = createJobRunner(deps)
       registerWebhookJobs(runner, deps)
