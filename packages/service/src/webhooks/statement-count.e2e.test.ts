@@ -69,6 +69,28 @@ describeEachDatabase(
         'async_commit: delete from jobs', // the finished job (batched with others when busy)
         'async_commit: update jobs', // runDue's last claim, which finds nothing
       ])
+
+      // Eight at once: one claim and one select for all; attempt logs and job deletes are batched
+      // with whatever finished together (between 1 and 8 statements each, by the receiver's timing).
+      statements.length = 0
+      await inTransaction(h.deps.db, async (trx) => {
+        for (let i = 0; i < 8; i++) {
+          await emitEvent(trx, h.deps, {
+            merchantId: h.a.id,
+            environment: 'test',
+            type: 'payment.completed',
+            format: 'current',
+            data: { session: { reference: `ref_batch_${i}` } },
+          })
+        }
+      })
+      statements.length = 0
+      expect(await runner.runDue()).toBe(8)
+      expect(receiver.received).toHaveLength(9)
+      const batch = summarizeStatements(statements)
+      expect(batch.filter((s) => s === 'async_commit: update jobs')).toHaveLength(2)
+      expect(batch.filter((s) => s === 'select from webhook_deliveries')).toHaveLength(1)
+      expect(batch.length).toBeLessThanOrEqual(2 + 1 + 8 + 8)
     })
   },
   { onQuery: (sql) => statements.push(sql) },
