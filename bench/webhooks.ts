@@ -1,6 +1,6 @@
 // Webhook delivery benchmark, written to bench/results/webhooks.json:
 // 1. Throughput: BENCH_WEBHOOK_EVENTS (default 3000) events emitted up front, then 1 and 2 job
-//    runners deliver them (events.dispatch fan-out, then one signed POST each) to a local receiver
+//    runners deliver them (one signed POST each; emitEvent fanned them out) to a local receiver
 //    that answers 200 at once. On PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL; skipped
 //    when neither is set) each runner is its own process, as `tollgate worker` would be; on PGlite
 //    (one process may open it) the runners share this process.
@@ -233,7 +233,7 @@ async function benchThroughput(engine: Engine, workers: number) {
     await new Promise((resolve) => setTimeout(resolve, 500))
     const started = performance.now()
     await deps.db.updateTable('jobs').set({ run_at: new Date() }).execute()
-    await sql`select pg_notify(${jobsChannel}, 'events.dispatch')`.execute(deps.db)
+    await sql`select pg_notify(${jobsChannel}, 'webhooks.deliver')`.execute(deps.db)
     try {
       await waitFor(() => receiver.ids.length >= eventCount, 600_000)
     } finally {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { PGlite, types } from '@electric-sql/pglite'
 import { createPgliteDialect, lockDataDirectory } from '@tollgate/facilitator'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, type LogEvent, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
 import { migrateToLatest } from './migrations/index.js'
@@ -17,6 +17,8 @@ export type OpenDatabaseOptions = {
   dataDir?: string | undefined
   schema?: string | undefined
   poolSize?: number | undefined
+  /** Called with the SQL of every statement run (BEGIN and COMMIT included): statement-count tests. */
+  onQuery?: ((sql: string) => void) | undefined
 }
 
 /** An open, migrated database, which engine it runs on, its LISTEN/NOTIFY, and how to close it. */
@@ -53,7 +55,7 @@ function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Opened
     max: options.poolSize ?? 10,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...toLog(options) })
   const notifications = createPgNotifications(databaseUrl)
   const close = async () => {
     await notifications.close()
@@ -79,6 +81,7 @@ async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase>
   })
   const db = new Kysely<Database>({
     dialect: createPgliteDialect(pglite, lock ? { onClose: lock.release } : {}),
+    ...toLog(options),
   })
   const notifications = createPgliteNotifications(pglite, db as Kysely<unknown>)
   const close = async () => {
@@ -86,4 +89,9 @@ async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase>
     await db.destroy()
   }
   return { db, engine: 'pglite', notifications, close }
+}
+
+function toLog(options: OpenDatabaseOptions): { log?: (event: LogEvent) => void } {
+  const { onQuery } = options
+  return onQuery ? { log: (event) => event.level === 'query' && onQuery(event.query.sql) } : {}
 }

@@ -88,7 +88,7 @@ export function insertDeposit(
 /** Emits a `deposit.*` event with the deposit as the API returns it, in the caller's transaction. */
 export async function emitDepositEvent(
   db: Db,
-  deps: Pick<Deps, 'ids' | 'clock'>,
+  deps: Pick<Deps, 'ids' | 'clock' | 'settings'>,
   deposit: DepositRow,
   target: DepositAccountRecord,
   type: 'deposit.pending' | 'deposit.completed' | 'deposit.failed',
@@ -104,7 +104,7 @@ export async function emitDepositEvent(
 
 /** Moves a pending deposit to its final status and emits `deposit.completed` or `deposit.failed`. */
 export async function settleDeposit(
-  deps: Pick<Deps, 'ids' | 'clock'>,
+  deps: Pick<Deps, 'ids' | 'clock' | 'settings'>,
   db: Db,
   deposit: DepositRow,
   outcome: { status: 'completed' } | { status: 'failed'; failureReason: string },

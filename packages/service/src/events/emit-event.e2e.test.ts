@@ -4,6 +4,7 @@ import { inTransaction } from '../db/in-transaction.js'
 import { enqueueJob } from '../jobs/enqueue-job.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { createWebhookEndpoint } from '../webhooks/webhook-endpoints.js'
 import { emitEvent } from './emit-event.js'
 
 describeEachDatabase('emitEvent, enqueueJob, upsertCustomer', (getDb) => {
@@ -13,7 +14,17 @@ describeEachDatabase('emitEvent, enqueueJob, upsertCustomer', (getDb) => {
   })
   const base = () => ({ merchantId: h.a.id, environment: 'test' as const })
 
-  test('default: an event is written with its payload and queues one dispatch job', async () => {
+  test('default: an event is written with its payload, one delivery per subscribed endpoint and its attempt job', async () => {
+    const first = await createWebhookEndpoint(h.deps, {
+      merchantId: h.a.id,
+      environment: 'test',
+      url: 'https://hooks.example.com/a',
+    })
+    const second = await createWebhookEndpoint(h.deps, {
+      merchantId: h.a.id,
+      environment: 'test',
+      url: 'https://hooks.example.com/b',
+    })
     const id = await emitEvent(h.deps.db, h.deps, {
       ...base(),
       type: 'payment.completed',
@@ -29,8 +40,30 @@ describeEachDatabase('emitEvent, enqueueJob, upsertCustomer', (getDb) => {
       type: 'payment.completed',
       payload: { event: 'payment.completed', data: { session: { reference: 'ref_1' } } },
     })
-    const jobs = await h.deps.db.selectFrom('jobs').selectAll().where('key', '=', String(id)).execute()
-    expect(jobs.map((j) => [j.kind, j.payload])).toEqual([['events.dispatch', { eventId: id }]])
+    const deliveries = await h.deps.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'endpoint_id', 'status', 'max_attempts'])
+      .where('event_id', '=', String(id))
+      .orderBy('created_at')
+      .execute()
+    expect(deliveries.map((d) => [d.endpoint_id, d.status, d.max_attempts]).sort()).toEqual(
+      [
+        [first.id, 'pending', 8],
+        [second.id, 'pending', 8],
+      ].sort(),
+    )
+    const jobs = await h.deps.db
+      .selectFrom('jobs')
+      .select(['kind', 'key', 'payload', 'status'])
+      .where(
+        'key',
+        'in',
+        deliveries.map((d) => d.id),
+      )
+      .execute()
+    expect(jobs.map((j) => [j.kind, j.key, j.payload, j.status]).sort()).toEqual(
+      deliveries.map((d) => ['webhooks.deliver', d.id, { deliveryId: d.id }, 'queued']).sort(),
+    )
   })
 
   test('behavior: legacy format renames session events and drops payment.underpaid', async () => {

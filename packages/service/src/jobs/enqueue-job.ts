@@ -26,31 +26,52 @@ export async function enqueueJob(
   deps: Pick<Deps, 'ids' | 'clock'>,
   input: EnqueueJobInput,
 ): Promise<string | null> {
-  const now = deps.clock.now()
-  const row = await db
-    .insertInto('jobs')
-    .values({
-      id: deps.ids.create('job'),
-      kind: input.kind,
-      key: input.key ?? null,
-      payload: JSON.stringify(input.payload ?? {}),
-      run_at: input.runAt ?? now,
-      ...(input.maxAttempts === undefined ? {} : { max_attempts: input.maxAttempts }),
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['kind', 'key'])
-        .where('key', 'is not', null)
-        .where('status', 'in', ['queued', 'running'])
-        .doNothing(),
-    )
-    .returning('id')
-    .executeTakeFirst()
-  if (row) {
-    // Delivered at commit (PostgreSQL and PGlite alike), so a runner never wakes before the row is visible.
-    await sql`select pg_notify(${jobsChannel}, ${input.kind})`.execute(db)
+  const [id] = await enqueueJobs(db, deps, [input])
+  return id ?? null
+}
+
+/**
+ * {@link enqueueJob} for many jobs in one statement (the insert and the NOTIFY of each new job's
+ * kind together). Returns the ids of the jobs inserted (those whose (kind, key) had no unfinished job).
+ */
+export async function enqueueJobs(
+  db: Db,
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  inputs: EnqueueJobInput[],
+): Promise<string[]> {
+  if (inputs.length === 0) {
+    return []
   }
-  return row?.id ?? null
+  const now = deps.clock.now()
+  // Rows whose columns differ (max_attempts given or not) keep the column default through DEFAULT.
+  const rows = inputs.map((input) => ({
+    id: deps.ids.create('job'),
+    kind: input.kind,
+    key: input.key ?? null,
+    payload: JSON.stringify(input.payload ?? {}),
+    run_at: input.runAt ?? now,
+    max_attempts: input.maxAttempts ?? sql<number>`default`,
+    created_at: now,
+    updated_at: now,
+  }))
+  // The NOTIFY is delivered at commit (PostgreSQL and PGlite alike), so a runner never wakes before
+  // the row is visible; identical notifications of one transaction arrive once.
+  const inserted = await db
+    .with('inserted', (qb) =>
+      qb
+        .insertInto('jobs')
+        .values(rows)
+        .onConflict((oc) =>
+          oc
+            .columns(['kind', 'key'])
+            .where('key', 'is not', null)
+            .where('status', 'in', ['queued', 'running'])
+            .doNothing(),
+        )
+        .returning(['id', 'kind']),
+    )
+    .selectFrom('inserted')
+    .select(['id', sql<string>`pg_notify(${jobsChannel}, kind)`.as('notified')])
+    .execute()
+  return inserted.map((row) => row.id)
 }

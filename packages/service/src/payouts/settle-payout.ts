@@ -21,7 +21,7 @@ export type PayoutOutcome =
  */
 export async function settlePayout(
   db: Db,
-  deps: Pick<Deps, 'ids' | 'clock'>,
+  deps: Pick<Deps, 'ids' | 'clock' | 'settings'>,
   input: { payoutId: string; outcome: PayoutOutcome },
 ): Promise<PayoutRow | undefined> {
   return inTransaction(db, async (trx) => {
@@ -94,7 +94,7 @@ export async function settlePayout(
 
 function emitPayoutEvent(
   trx: Db,
-  deps: Pick<Deps, 'ids' | 'clock'>,
+  deps: Pick<Deps, 'ids' | 'clock' | 'settings'>,
   payout: PayoutRow,
   type: EventType,
 ): Promise<string | null> {

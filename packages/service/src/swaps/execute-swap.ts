@@ -28,7 +28,7 @@ export type ExecuteSwapInput = {
  * `platform:fees`), records the swap and emits `swap.completed`, all in one transaction.
  */
 export async function executeSwap(
-  deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'ids' | 'clock' | 'settings'>,
   input: ExecuteSwapInput,
 ): Promise<{ swap: SwapRow; quotation: SwapQuotationRow }> {
   const quotation = await getSwapQuotation(deps, { ...input, id: input.quotationId })

@@ -8,7 +8,8 @@ import { getTestDatabases } from './test-databases.js'
  * Runs `suite` once per test database (PGlite, and PostgreSQL when `TEST_DATABASE_URL` is set),
  * each on a fresh migrated database that is closed (and on PostgreSQL dropped) afterwards.
  * `poolSize` sizes the PostgreSQL pool (race tests need more than the default 10 connections).
- * `getOpened` gives the whole opened database (its notifications, for job runners).
+ * `getOpened` gives the whole opened database (its notifications, for job runners). `onQuery` sees
+ * the SQL of every statement run (statement-count tests).
  */
 export function describeEachDatabase(
   name: string,
@@ -17,7 +18,7 @@ export function describeEachDatabase(
     engine: 'pglite' | 'postgres',
     getOpened: () => OpenedDatabase,
   ) => void,
-  options: { poolSize?: number } = {},
+  options: { poolSize?: number; onQuery?: (sql: string) => void } = {},
 ): void {
   for (const database of getTestDatabases(options)) {
     describe(`${name} [${database.name}]`, () => {

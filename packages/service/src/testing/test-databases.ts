@@ -11,12 +11,17 @@ export type TestDatabase = { name: 'pglite' | 'postgres'; open: () => Promise<Op
  * never see each other's rows), dropped again by `close()`.
  */
 export function getTestDatabases(
-  options: { poolSize?: number; env?: Record<string, string | undefined> } = {},
+  options: {
+    poolSize?: number
+    env?: Record<string, string | undefined>
+    onQuery?: (sql: string) => void
+  } = {},
 ): TestDatabase[] {
-  const databases: TestDatabase[] = [{ name: 'pglite', open: () => openDatabase({}) }]
+  const { onQuery } = options
+  const databases: TestDatabase[] = [{ name: 'pglite', open: () => openDatabase({ onQuery }) }]
   const url = (options.env ?? process.env).TEST_DATABASE_URL
   if (url) {
-    const poolOptions = options.poolSize === undefined ? {} : { poolSize: options.poolSize }
+    const poolOptions = { ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }), onQuery }
     databases.push({ name: 'postgres', open: () => openPostgresTestDatabase(url, poolOptions) })
   }
   return databases
@@ -25,7 +30,7 @@ export function getTestDatabases(
 /** Opens a migrated database in a new schema `svc_test_…` on the server at `url`; `close()` drops it. */
 export async function openPostgresTestDatabase(
   url: string,
-  options: { poolSize?: number } = {},
+  options: { poolSize?: number; onQuery?: ((sql: string) => void) | undefined } = {},
 ): Promise<OpenedDatabase> {
   const schema = `svc_test_${randomBytes(6).toString('hex')}`
   const dropSchema = async () => {
@@ -37,7 +42,7 @@ export async function openPostgresTestDatabase(
       await client.end()
     }
   }
-  const opened = await openDatabase({ databaseUrl: url, schema, poolSize: options.poolSize }).catch(
+  const opened = await openDatabase({ databaseUrl: url, schema, ...options }).catch(
     async (error: unknown) => {
       await dropSchema()
       throw error

@@ -1,7 +1,9 @@
-import { inTransaction } from '../db/in-transaction.js'
+import { sql } from 'kysely'
 import type { Deps } from '../deps.js'
 import type { OutboundHttp, OutboundResult } from '../http/create-outbound-http.js'
+import { createBatcher } from '../jobs/create-batcher.js'
 import type { JobOutcome } from '../jobs/create-job-runner.js'
+import type { Db } from '../rails/types.js'
 import { getAccountSecret } from './account-secret.js'
 import { allowsLoopbackWebhooks } from './assert-webhook-url.js'
 import { signWebhook } from './sign-webhook.js'
@@ -49,17 +51,8 @@ function describeFailure(result: OutboundResult): string | null {
   return null
 }
 
-/**
- * Makes the next attempt of a pending delivery: signs the event's payload (`webhook-id` = event id,
- * the same on every attempt), POSTs it through the guarded client, and logs the attempt and the
- * delivery's new state in one transaction. Returns the attempt, or null when nothing was due (the
- * delivery ended, or an earlier run already made this attempt and scheduled the next).
- */
-export async function attemptDelivery(
-  deps: WebhookDeps,
-  deliveryId: string,
-): Promise<WebhookAttemptResult | { skipped: true; nextAttemptAt: Date | null }> {
-  const row = await deps.db
+function selectDeliveries(db: Db, ids: string[]) {
+  return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
@@ -81,8 +74,97 @@ export async function attemptDelivery(
       'w.disabled',
       'w.deleted_at',
     ])
-    .where('d.id', '=', deliveryId)
-    .executeTakeFirst()
+    .where('d.id', 'in', ids)
+    .execute()
+}
+
+/** One attempt to log: the `webhook_attempts` row and the delivery's state after it. */
+type AttemptLog = {
+  id: string
+  delivery_id: string
+  attempt: number
+  url: string
+  started_at: Date
+  duration_ms: number
+  status_code: number | null
+  succeeded: boolean
+  error: string | null
+  response_body: string | null
+  status: 'pending' | 'succeeded' | 'failed'
+  next_attempt_at: Date | null
+  finished_at: Date
+}
+
+/**
+ * Logs attempts and moves their deliveries in one statement (atomic without a transaction): the
+ * unique (delivery, attempt) row decides which worker's attempt counts, and a delivery moves only
+ * with its own new attempt row and from the attempt count before it. Returns, per log, whether it
+ * was recorded (false: another worker logged that attempt number first).
+ */
+async function logAttempts(db: Db, logs: AttemptLog[]): Promise<boolean[]> {
+  const rows = sql`json_to_recordset(${JSON.stringify(logs)}::json) as v(
+    id text, delivery_id text, attempt integer, url text, started_at timestamptz, duration_ms integer,
+    status_code integer, succeeded boolean, error text, response_body text, status text,
+    next_attempt_at timestamptz, finished_at timestamptz)`
+  const logged = await sql<{ delivery_id: string; attempt: number }>`
+    with attempt as (
+      insert into webhook_attempts
+        (id, delivery_id, attempt, url, started_at, duration_ms, status_code, succeeded, error, response_body)
+      select id, delivery_id, attempt, url, started_at, duration_ms, status_code, succeeded, error, response_body
+      from ${rows}
+      on conflict (delivery_id, attempt) do nothing
+      returning delivery_id, attempt
+    ), delivery as (
+      update webhook_deliveries d
+      set attempts = v.attempt, status = v.status, next_attempt_at = v.next_attempt_at,
+        last_status_code = v.status_code, last_error = v.error, updated_at = v.finished_at,
+        completed_at = case when v.status = 'pending' then null else v.finished_at end
+      from ${rows}
+      where d.id = v.delivery_id and d.attempts = v.attempt - 1
+        and (v.delivery_id, v.attempt) in (select delivery_id, attempt from attempt)
+      returning d.id
+    )
+    select delivery_id, attempt from attempt`.execute(db)
+  const done = new Set(logged.rows.map((row) => `${row.delivery_id}/${row.attempt}`))
+  return logs.map((log) => done.has(`${log.delivery_id}/${log.attempt}`))
+}
+
+type Batches = {
+  load: (id: string) => Promise<Awaited<ReturnType<typeof selectDeliveries>>[number] | undefined>
+  log: (entry: AttemptLog) => Promise<boolean>
+}
+const batches = new WeakMap<WebhookDeps, Batches>()
+
+/**
+ * The batched reads and writes of one worker's deliveries (docs/webhooks.md "Throughput"): the
+ * deliveries loaded, and the attempts logged, while one statement runs go together in the next.
+ */
+function batchesOf(deps: WebhookDeps): Batches {
+  let found = batches.get(deps)
+  if (!found) {
+    found = {
+      load: createBatcher(async (ids: string[]) => {
+        const rows = await selectDeliveries(deps.db, ids)
+        return ids.map((id) => rows.find((row) => row.id === id))
+      }),
+      log: createBatcher((logs: AttemptLog[]) => logAttempts(deps.db, logs)),
+    }
+    batches.set(deps, found)
+  }
+  return found
+}
+
+/**
+ * Makes the next attempt of a pending delivery: signs the event's payload (`webhook-id` = event id,
+ * the same on every attempt), POSTs it through the guarded client, and logs the attempt and the
+ * delivery's new state in one transaction. Returns the attempt, or null when nothing was due (the
+ * delivery ended, or an earlier run already made this attempt and scheduled the next).
+ */
+export async function attemptDelivery(
+  deps: WebhookDeps,
+  deliveryId: string,
+): Promise<WebhookAttemptResult | { skipped: true; nextAttemptAt: Date | null }> {
+  const row = await batchesOf(deps).load(deliveryId)
   const now = deps.clock.now()
   if (row?.status !== 'pending') {
     return { skipped: true, nextAttemptAt: null }
@@ -148,42 +230,20 @@ async function record(
     status === 'pending'
       ? new Date(finished.getTime() + withJitter(delays[Math.min(attempt, delays.length) - 1] ?? 60_000))
       : null
-  const logged = await inTransaction(deps.db, async (trx) => {
-    const inserted = await trx
-      .insertInto('webhook_attempts')
-      .values({
-        id: deps.ids.create('wha'),
-        delivery_id: row.id,
-        attempt,
-        url: row.url,
-        started_at: startedAt,
-        duration_ms: result.durationMs,
-        status_code: result.statusCode,
-        succeeded,
-        error,
-        response_body: result.body,
-      })
-      .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-      .returning('id')
-      .executeTakeFirst()
-    if (!inserted) {
-      return false
-    }
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        attempts: attempt,
-        status,
-        next_attempt_at: nextAttemptAt,
-        last_status_code: result.statusCode,
-        last_error: error,
-        updated_at: finished,
-        completed_at: status === 'pending' ? null : finished,
-      })
-      .where('id', '=', row.id)
-      .where('attempts', '=', row.attempts)
-      .execute()
-    return true
+  const logged = await batchesOf(deps).log({
+    id: deps.ids.create('wha'),
+    delivery_id: row.id,
+    attempt,
+    url: row.url,
+    started_at: startedAt,
+    duration_ms: result.durationMs,
+    status_code: result.statusCode,
+    succeeded,
+    error,
+    response_body: result.body,
+    status,
+    next_attempt_at: nextAttemptAt,
+    finished_at: finished,
   })
   if (!logged) {
     // Another worker logged this attempt number first (our lease ran out mid-send): at least once.
