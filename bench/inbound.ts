@@ -31,10 +31,9 @@ import {
   subscribeDeposits,
   systemClock,
 } from '@tollgate/service'
+import { createDevnetPayer, createSolanaDevnetPayer } from '@tollgate/service/testing'
 import { addDepositIdentity } from '../packages/service/src/deposits/add-deposit-identity.js'
 import { createDepositAccount } from '../packages/service/src/deposits/create-deposit-account.js'
-import { createDevnetPayer } from '../packages/service/src/testing/devnet-payer.js'
-import { createSolanaDevnetPayer } from '../packages/service/src/testing/send-solana-transfer.js'
 import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 import { round, summarize } from './lib/stats.js'
 

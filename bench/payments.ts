@@ -23,9 +23,9 @@ import {
   openDatabase,
   systemClock,
 } from '@tollgate/service'
+import { createFakeSessionRails } from '@tollgate/service/testing'
 import pg from 'pg'
 import { Agent } from 'undici'
-import { createFakeSessionRails } from '../packages/service/src/testing/fake-session-rails.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))

@@ -31,9 +31,8 @@ import {
   openDatabase,
   systemClock,
 } from '@tollgate/service'
+import { createDevnetPayer, sendSplTransfer } from '@tollgate/service/testing'
 import { getAddress } from 'viem'
-import { createDevnetPayer } from '../packages/service/src/testing/devnet-payer.js'
-import { sendSplTransfer } from '../packages/service/src/testing/send-solana-transfer.js'
 
 const BASE = 'eip155:84532'
 const sizes = [10, 1_000, 10_000]
