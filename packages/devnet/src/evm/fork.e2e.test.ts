@@ -11,6 +11,7 @@ import {
   X402_EXACT_PERMIT2_PROXY_ADDRESS,
 } from './addresses.js'
 import { balanceStorageKey, createTokenBalanceWriter, findBalanceSlot } from './erc20-balance-slot.js'
+import { ERC4337_CONTRACTS } from './erc4337/erc4337-contracts.js'
 import { DEFAULT_EVM_NETWORKS } from './evm-networks.js'
 import { DEFAULT_FORK_PLACERS } from './fork-placers.js'
 import { createJsonRpc } from './json-rpc.js'
@@ -81,6 +82,8 @@ describe('fork of a devnet chain (OpenZeppelin layout, every contract already th
       ['Permit2', 'found'],
       ['X402ExactPermit2Proxy', 'found'],
       ['Multicall3', 'found'],
+      // The upstream is a devnet: it has the ERC-4337 stack already.
+      ...ERC4337_CONTRACTS.map((c) => [c.name, 'found']),
     ])
     // The upstream devnet's own USDT sits at a devnet-only address, not in the registry: not offered.
     expect(Object.keys(forked.assets)).toEqual(['USDC'])
@@ -201,9 +204,15 @@ describe('fork of a chain whose USDC has FiatToken v2.2 layout and nothing else'
       { name: 'Permit2', address: PERMIT2_ADDRESS, status: 'placed' },
       { name: 'X402ExactPermit2Proxy', address: X402_EXACT_PERMIT2_PROXY_ADDRESS, status: 'placed' },
       { name: 'Multicall3', address: MULTICALL3_ADDRESS, status: 'placed' },
+      ...ERC4337_CONTRACTS.map((c) => ({ name: c.name, address: c.address, status: 'placed' })),
     ])
     const client = clientOf(forked.rpcUrl)
-    for (const address of [PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS, MULTICALL3_ADDRESS]) {
+    for (const address of [
+      PERMIT2_ADDRESS,
+      X402_EXACT_PERMIT2_PROXY_ADDRESS,
+      MULTICALL3_ADDRESS,
+      ...ERC4337_CONTRACTS.map((c) => c.address),
+    ]) {
       expect(await client.getCode({ address })).toMatch(/^0x[0-9a-f]{2,}/)
     }
     // Placers are idempotent: a second run finds everything.
@@ -215,7 +224,8 @@ describe('fork of a chain whose USDC has FiatToken v2.2 layout and nothing else'
         ...(await placer.place({ network: BASE, chainId: 84532, rpcUrl: forked.rpcUrl, rpc, sender })),
       )
     }
-    expect(again.map((c) => c.status)).toEqual(['found', 'found', 'found', 'found'])
+    expect(again.map((c) => c.status)).toEqual(again.map(() => 'found'))
+    expect(again).toHaveLength(4 + ERC4337_CONTRACTS.length)
     // Permit2's constructor ran on the fork: its domain separator names chain 84532.
     const separator = await client.readContract({
       address: PERMIT2_ADDRESS,
