@@ -481,7 +481,7 @@ export interface paths {
                     /** @description items per page, 1..100 */
                     size?: number;
                     /** @description what moved the money */
-                    source?: "deposit" | "payment" | "x402" | "payout" | "swap" | "fee" | "sandbox_funding" | "adjustment";
+                    source?: "deposit" | "payment" | "x402" | "payout" | "swap" | "fee" | "sandbox_funding" | "adjustment" | "sweep";
                     /** @description transaction status */
                     status?: "pending" | "completed" | "voided";
                     /** @description credit = in, debit = out */
@@ -6713,7 +6713,7 @@ export interface components {
              * @description what moved the money
              * @enum {string}
              */
-            source: "deposit" | "payment" | "x402" | "payout" | "swap" | "fee" | "sandbox_funding" | "adjustment";
+            source: "deposit" | "payment" | "x402" | "payout" | "swap" | "fee" | "sandbox_funding" | "adjustment" | "sweep";
             sourceId: string | null;
             sourceReference: string | null;
             description: string | null;
