@@ -389,20 +389,17 @@ export function createCryptoSender(
     }
   }
 
-  // Leases every pending send whose lease ran out (or that this process held before a restart).
+  // Leases every pending send whose lease ran out. Never one whose lease is still running, even this
+  // process's own: a send claimed a moment ago may not be marked as driven yet when this answer comes
+  // back, and resuming it then would start a second drive of the same send. A drive of this process
+  // that gave up stops renewing, so its send comes back here within one lease.
   const resume = async () => {
     const now = deps.clock.now()
     const rows = await deps.db
       .updateTable('crypto_sends')
       .set({ lease_owner: processId, lease_until: leaseEnd() })
       .where('status', '=', 'pending')
-      .where((eb) =>
-        eb.or([
-          eb('lease_until', 'is', null),
-          eb('lease_until', '<', now),
-          eb('lease_owner', '=', processId),
-        ]),
-      )
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .returningAll()
       .execute()
     for (const row of rows) {
