@@ -185,17 +185,35 @@ export function createCryptoSender(
       }
     })
 
+  // A drive that gave up hands its lease back, so the resumer takes the send again at its next turn
+  // instead of after a whole lease (released only once this process no longer drives it).
+  const release = (id: string) =>
+    deps.db
+      .updateTable('crypto_sends')
+      .set({ lease_until: null })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('lease_owner', '=', processId)
+      .execute()
+
   const keep = (id: string, task: Promise<void>) => {
     own(id)
+    let failed = false
     const tracked = task
       .catch((error: unknown) => {
+        failed = true
         if (!stopped) {
           deps.logger.warn({ err: error, sendId: id }, 'crypto send still unsettled; it is resumed later')
         }
       })
-      .finally(() => {
+      .finally(async () => {
         disown(id)
         tracking.delete(tracked)
+        if (failed && !stopped && !owned.has(id)) {
+          await release(id).catch((err: unknown) =>
+            deps.logger.warn({ err, sendId: id }, 'crypto send lease release failed'),
+          )
+        }
       })
     tracking.add(tracked)
     return tracked
@@ -392,7 +410,7 @@ export function createCryptoSender(
   // Leases every pending send whose lease ran out. Never one whose lease is still running, even this
   // process's own: a send claimed a moment ago may not be marked as driven yet when this answer comes
   // back, and resuming it then would start a second drive of the same send. A drive of this process
-  // that gave up stops renewing, so its send comes back here within one lease.
+  // that gave up releases its lease (`keep`), so its send comes back here at the next turn.
   const resume = async () => {
     const now = deps.clock.now()
     const rows = await deps.db
