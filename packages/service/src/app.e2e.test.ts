@@ -41,7 +41,8 @@ describeEachDatabase('createApp', (getDb) => {
         error: { code: 'unauthorized' },
       })
     }
-    const other = await createHarness(getDb())
+    // No key cache here: the revocation is seen at once (the cached case: auth/require-api-key.e2e.test.ts).
+    const other = await createHarness(getDb(), { settings: { apiKeyCacheTtlMs: 0 } })
     expect((await other.request('/api/v1/balance', { key: other.a.testKey })).status).toBe(200)
     const [row] = await getDb()
       .selectFrom('api_keys')

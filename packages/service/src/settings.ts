@@ -24,6 +24,11 @@ export type ServiceSettings = {
    * delivery gets one attempt more than the list is long (docs/webhooks.md "Retries").
    */
   webhookRetryDelaysMs: { live: number[]; test: number[] }
+  /**
+   * How long an authenticated API key is remembered in memory, in ms (0: look it up on every request).
+   * Also the longest a key revoked by another process keeps working here.
+   */
+  apiKeyCacheTtlMs: number
 }
 
 /** Settings of payment sessions. */
@@ -63,6 +68,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     swaps: { spreadBps: 25 },
     deposits: { feeBps: 50 },
     webhookRetryDelaysMs: { live: liveWebhookRetryDelaysMs, test: sandboxWebhookRetryDelaysMs },
+    apiKeyCacheTtlMs: 2_000,
     ...overrides,
   }
 }

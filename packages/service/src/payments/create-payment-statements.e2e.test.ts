@@ -28,7 +28,7 @@ describeEachDatabase(
       statements.length = 0
       expect((await h.request('/api/v1/payments', { method: 'POST', json: body })).status).toBe(200)
       expect(summarizeStatements(statements)).toEqual([
-        'select from api_keys', // the key's merchant and format
+        // No api_keys lookup: the key authenticated on the first request is remembered (auth/require-api-key.ts).
         'begin',
         'insert into customers', // upsert by e-mail
         'select from deposit_addresses', // an address already derived for this customer and chain

@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { expect, test } from 'vitest'
+import { describeEachDatabase } from '../testing/each-database.js'
+import { createHarness } from '../testing/harness.js'
+import { summarizeStatements } from '../testing/statement-log.js'
+import { revokeApiKey } from './revoke-api-key.js'
+
+const statements: string[] = []
+const keyLookups = () => summarizeStatements(statements).filter((s) => s === 'select from api_keys').length
+
+describeEachDatabase(
+  'requireApiKey',
+  (getDb) => {
+    test('behavior: a burst of requests with one key costs one key lookup', async () => {
+      const h = await createHarness(getDb())
+      statements.length = 0
+      for (let i = 0; i < 5; i++) {
+        expect((await h.request('/api/v1/balance')).status).toBe(200)
+      }
+      expect(keyLookups()).toBe(1)
+      // The other merchant's key is its own entry: one more lookup, and its own merchant.
+      const other = await h.request('/api/v1/balance', { key: h.b.testKey })
+      expect(other.status).toBe(200)
+      expect(keyLookups()).toBe(2)
+    })
+
+    test('behavior: unknown keys are never remembered, each costs a lookup and a 401', async () => {
+      const h = await createHarness(getDb())
+      statements.length = 0
+      const unknown = `sk_test_${'a'.repeat(64)}`
+      for (let i = 0; i < 3; i++) {
+        expect((await h.request('/api/v1/balance', { key: unknown })).status).toBe(401)
+      }
+      expect(keyLookups()).toBe(3)
+    })
+
+    test('edge: a revoked key stops working once its cache entry expires (the revocation bound)', async () => {
+      const h = await createHarness(getDb(), { settings: { apiKeyCacheTtlMs: 150 } })
+      expect((await h.request('/api/v1/balance')).status).toBe(200)
+      const row = await h.deps.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('merchant_id', '=', h.a.id)
+        .where('environment', '=', 'test')
+        .executeTakeFirstOrThrow()
+      await revokeApiKey(h.deps, { keyId: row.id })
+      // Within the bound the remembered key still answers; after it, the lookup sees the revocation.
+      expect((await h.request('/api/v1/balance')).status).toBe(200)
+      await sleep(200)
+      expect((await h.request('/api/v1/balance')).status).toBe(401)
+    })
+
+    test('edge: a TTL of 0 looks the key up on every request', async () => {
+      const h = await createHarness(getDb(), { settings: { apiKeyCacheTtlMs: 0 } })
+      statements.length = 0
+      for (let i = 0; i < 3; i++) {
+        expect((await h.request('/api/v1/balance')).status).toBe(200)
+      }
+      expect(keyLookups()).toBe(3)
+    })
+  },
+  { onQuery: (sql) => statements.push(sql) },
+)
