@@ -65,7 +65,8 @@ beforeAll(async () => {
   recorder = await startRpcRecorder(upstream.rpcUrl)
   const manifestPath = join(dir, 'sandbox.json')
   const args = ['--port', '0', '--fork', `${BASE}=${recorder.url}`, '--fund', agent.address]
-  sandbox = spawn(process.execPath, ['--import', 'tsx', 'packages/service/src/main.ts', ...args], {
+  const node = ['--conditions=tollgate-source', '--import', 'tsx']
+  sandbox = spawn(process.execPath, [...node, 'packages/service/src/main.ts', ...args], {
     cwd: root,
     env: {
       ...process.env,
