@@ -15,6 +15,8 @@
  *
  * @module
  */
+export type { OpenTokenAccountInput } from './build-open-token-account-transaction.js'
+export { buildOpenTokenAccountTransaction } from './build-open-token-account-transaction.js'
 export type { TransferTransaction, TransferTransactionInput } from './build-transfer-transaction.js'
 export { buildTransferTransaction } from './build-transfer-transaction.js'
 export type { SolanaLimits } from './check-payment-instructions.js'

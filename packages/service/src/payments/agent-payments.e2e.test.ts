@@ -26,6 +26,7 @@ import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { fundSolanaTreasury } from '../testing/solana-treasury.js'
 import { registerSessionHandlers } from './register-session-handlers.js'
 
 // Agents pay payment sessions through POST /payments/agent/verify and /settle on the devnet: the
@@ -69,6 +70,8 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
         }),
     })
     unsubscribe = registerSessionHandlers(h.deps)
+    // The Solana treasury pays the rent of the session addresses' token accounts, as in the sandbox.
+    await fundSolanaTreasury(devnet, h.deps.rails, 0n)
     await h.deps.rails.start()
   })
   afterAll(async () => {
@@ -215,13 +218,27 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
 
   test('behavior: a solana agent payment completes the session', async () => {
     const opened = await open('solana', '1.25')
-    // The session's USDC account must exist before a TransferChecked can pay it (docs/sessions.md).
-    await devnet.fund({
-      network: SOLANA_DEVNET_NETWORK,
-      address: opened.payment.address,
+    // An x402 transaction cannot create the session's USDC account: the job the session enqueued
+    // opens it (docs/sessions.md "Agent payments"). Nothing else opens it in this test.
+    const jobs = await h.deps.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', 'rails.open-token-account')
+      .execute()
+    expect(jobs.map((j) => j.payload)).toContainEqual({
+      environment: 'test',
+      chain: 'solana',
       asset: 'USDC',
-      amount: 0n,
+      owner: opened.payment.address,
     })
+    await h.runner.runDue()
+    const again = {
+      environment: 'test',
+      chain: 'solana',
+      asset: 'USDC',
+      owner: opened.payment.address,
+    } as const
+    expect(await h.deps.rails.crypto.openTokenAccount?.(again)).toBe('exists')
     const requirements = await requirementsFor(opened, 'solana')
     const signer = await createKeyPairSignerFromBytes(
       getBase58Encoder().encode(payerKey(SOLANA_DEVNET_NETWORK)),

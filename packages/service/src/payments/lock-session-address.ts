@@ -1,5 +1,10 @@
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
+import { enqueueJob } from '../jobs/enqueue-job.js'
+import {
+  type OpenTokenAccountPayload,
+  openTokenAccountJobKind,
+} from '../rails/chains/run-open-token-account-job.js'
 import type { Db } from '../rails/types.js'
 import type { SessionQuote } from './quote-session-payment.js'
 import type { SessionRow } from './session-settlement.js'
@@ -11,7 +16,7 @@ import type { SessionRow } from './session-settlement.js'
  */
 export async function allocateSessionAddress(
   db: Db,
-  deps: Pick<Deps, 'rails' | 'clock'>,
+  deps: Pick<Deps, 'rails' | 'clock' | 'ids'>,
   input: { sessionId: string; merchantId: string; environment: KeyEnvironment; quote: SessionQuote },
 ) {
   const { quote } = input
@@ -22,6 +27,21 @@ export async function allocateSessionAddress(
     purpose: 'session',
     ownerId: input.sessionId,
   })
+  if (quote.asset.kind === 'spl') {
+    // An agent's x402 payment only transfers: the address's token account must exist before it
+    // pays, so the treasury opens it (docs/sessions.md "Agent payments"). Committed with the session.
+    const payload: OpenTokenAccountPayload = {
+      environment: input.environment,
+      chain: quote.chain.chain,
+      asset: quote.asset.symbol,
+      owner: address.address,
+    }
+    await enqueueJob(db, deps, {
+      kind: openTokenAccountJobKind,
+      payload,
+      key: `${quote.chain.network}:${address.address}:${quote.asset.symbol}`,
+    })
+  }
   return {
     asset: quote.asset.symbol,
     chain: quote.chain.chain,
@@ -43,7 +63,7 @@ export async function allocateSessionAddress(
 /** Allocates an existing session's address and locks its quote on the row (see {@link allocateSessionAddress}). */
 export async function lockSessionAddress(
   db: Db,
-  deps: Pick<Deps, 'rails' | 'clock'>,
+  deps: Pick<Deps, 'rails' | 'clock' | 'ids'>,
   input: { row: SessionRow; quote: SessionQuote; customerId: string | null },
 ): Promise<SessionRow> {
   const { row } = input

@@ -201,6 +201,18 @@ export type CryptoSender = {
    * (not confirmed, chain without a node or signer, or a native amount below its gas reserve: see docs/rails.md).
    */
   sweep(incomingTransferId: string): Promise<CryptoSend | undefined>
+  /**
+   * Opens `owner`'s token account of an SPL `asset` on a Solana chain, the treasury paying (so a
+   * transaction that only transfers, such as an x402 payment, can pay `owner`): `exists` when there
+   * was one, `opened` when this call opened it, `not_needed` on chains and assets without token
+   * accounts or where the rails cannot sign. Safe to repeat. Absent on rails without chains.
+   */
+  openTokenAccount?(input: {
+    environment: KeyEnvironment
+    chain: ChainName
+    asset: string
+    owner: string
+  }): Promise<'exists' | 'opened' | 'not_needed'>
 }
 
 /** An NGN bank of GET /recipients/banks. */

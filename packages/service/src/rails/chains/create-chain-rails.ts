@@ -159,6 +159,15 @@ export function createChainRails(
     get: sender.get,
     onSettled: sender.onSettled,
     sweep: sender.sweep,
+    openTokenAccount: async (input) => {
+      const entry = chains.get(input.environment, input.chain)
+      const asset = entry?.assets.find((a) => a.symbol === input.asset)
+      const solana = entry ? solanaSender(entry.network) : undefined
+      if (entry?.family !== 'solana' || !asset || asset.kind === 'native' || !solana) {
+        return 'not_needed'
+      }
+      return (await solana.openTokenAccount(input.owner, asset)).status
+    },
     getTreasury: (environment, chain) => {
       const entry = chains.get(environment, chain)
       if (entry?.family === 'solana') {

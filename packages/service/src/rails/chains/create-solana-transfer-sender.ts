@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address, Blockhash, KeyPairSigner } from '@solana/kit'
-import { buildTransferTransaction } from '@tollgate/svm'
+import { buildOpenTokenAccountTransaction, buildTransferTransaction } from '@tollgate/svm'
 import { BaseError, RpcRequestError } from 'viem'
 import type { SolanaSendAttempt } from '../../db/schema/rails-chain.js'
 import type { ChainAsset } from '../types.js'
@@ -22,9 +23,22 @@ export type SolanaTransferSender = {
   states(signatures: string[]): Promise<SolanaSignatureState[]>
   /** The finalized block height: an attempt whose `lastValidBlockHeight` is below it can never land. */
   finalizedBlockHeight(): Promise<bigint>
+  /**
+   * Makes sure `owner` has its associated token account of SPL `asset`, the treasury paying fee and
+   * rent: `exists` when it already did (nothing sent), `opened` once the opening transaction is
+   * confirmed. Throws when the node refuses it or it is not confirmed within `timeoutMs` (default
+   * 20 s); a retry is safe, the instruction is idempotent on-chain.
+   */
+  openTokenAccount(
+    owner: string,
+    asset: ChainAsset,
+    options?: { timeoutMs?: number },
+  ): Promise<{ status: 'exists' | 'opened'; account: string; signature?: string }>
 }
 
 const asBigInt = (value: unknown) => BigInt(value as number | bigint | string)
+const tokenProgramOf = (asset: ChainAsset) =>
+  (asset.tokenProgram ?? 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA') as Address
 
 /**
  * Creates the sender of one Solana network (docs/rails.md "Outbound crypto"). SPL tokens move by
@@ -38,7 +52,16 @@ export function createSolanaTransferSender(options: {
   treasuryAddress: string
 }): SolanaTransferSender {
   const { rpc } = options
-  return {
+  const latestBlockhash = async () => {
+    const { value } = (await rpc.request('getLatestBlockhash', [{ commitment: 'confirmed' }])) as {
+      value: { blockhash: string; lastValidBlockHeight: number | bigint }
+    }
+    return {
+      blockhash: value.blockhash as Blockhash,
+      lastValidBlockHeight: asBigInt(value.lastValidBlockHeight),
+    }
+  }
+  const sender: SolanaTransferSender = {
     treasury: options.treasuryAddress,
     sign: async (transfer) => {
       const treasury = await options.treasury()
@@ -51,8 +74,7 @@ export function createSolanaTransferSender(options: {
           : {
               mint: transfer.asset.address as Address,
               decimals: transfer.asset.decimals,
-              tokenProgram: (transfer.asset.tokenProgram ??
-                'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA') as Address,
+              tokenProgram: tokenProgramOf(transfer.asset),
             }
       const built = await buildTransferTransaction({
         feePayer: treasury,
@@ -110,5 +132,43 @@ export function createSolanaTransferSender(options: {
     },
     finalizedBlockHeight: async () =>
       asBigInt(await rpc.request('getBlockHeight', [{ commitment: 'finalized' }])),
+    openTokenAccount: async (owner, asset, openOptions = {}) => {
+      if (asset.kind === 'native' || !asset.address) {
+        throw new Error(`${asset.symbol} is not an SPL token: it has no token account`)
+      }
+      const treasury = await options.treasury()
+      const built = await buildOpenTokenAccountTransaction({
+        feePayer: treasury,
+        owner: owner as Address,
+        token: { mint: asset.address as Address, tokenProgram: tokenProgramOf(asset) },
+        lifetime: await latestBlockhash(),
+      })
+      const { value } = (await rpc.request('getAccountInfo', [
+        built.account,
+        { encoding: 'base64', commitment: 'confirmed', dataSlice: { offset: 0, length: 0 } },
+      ])) as { value: unknown }
+      if (value !== null) {
+        return { status: 'exists', account: built.account }
+      }
+      const sent = await sender.broadcast(built.wire)
+      if (sent.status !== 'sent') {
+        throw new Error(`opening token account ${built.account} was refused: ${sent.reason}`)
+      }
+      const deadline = Date.now() + (openOptions.timeoutMs ?? 20_000)
+      for (;;) {
+        const [state] = await sender.states([built.signature])
+        if (state?.landed) {
+          if (state.err) {
+            throw new Error(`opening token account ${built.account} failed: ${JSON.stringify(state.err)}`)
+          }
+          return { status: 'opened', account: built.account, signature: built.signature }
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`opening token account ${built.account} was not confirmed in time`)
+        }
+        await sleep(100)
+      }
+    },
   }
+  return sender
 }
