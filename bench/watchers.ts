@@ -7,11 +7,18 @@
 //    read every poll and its SOL read in round robin).
 // 2. Block-to-seen latency: the watcher polls in a loop (BENCH_POLL_MS, default 250 as in the
 //    sandbox); time from the transfer's block (the send returning; both devnets produce the block
-//    on the transaction) to its *seen* delivery, p50 and p95 over BENCH_SAMPLES (default 20).
-// 3. Watcher memory at 10,000 addresses: heap growth after loading the watched set (after GC).
+//    on the transaction) to its *seen* delivery, p50, p95 and p99 over BENCH_SAMPLES (default 50).
+// 3. Watcher memory: what the watcher retains after its polls, i.e. the heap (after GC) with the
+//    watcher minus the heap once it is dropped, so the devnet's own state (in this process for
+//    LiteSVM) is not counted.
+// 4. An idle poll's wall time (p50 of 10) and CPU time (mean): the process's, so it includes the
+//    devnet's RPC server (the chains run in this process or its children: anvil is a child, LiteSVM
+//    is in process). CPU time survives a loaded machine better than the latencies.
+// Each row carries the load average (1 minute) at its start and end. BENCH_CHAINS=solana (or evm)
+// measures one family only.
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -37,8 +44,9 @@ import { getAddress } from 'viem'
 const BASE = 'eip155:84532'
 const sizes = [10, 1_000, 10_000]
 const pollMs = Number(process.env.BENCH_POLL_MS ?? 250)
-const samples = Number(process.env.BENCH_SAMPLES ?? 20)
+const samples = Number(process.env.BENCH_SAMPLES ?? 50)
 const blocksPerSize = 10
+const chains = (process.env.BENCH_CHAINS ?? 'evm,solana').split(',')
 
 setFlagsFromString('--expose_gc')
 const gc = runInNewContext('gc') as () => void
@@ -92,6 +100,7 @@ async function measure(deps: WatcherDeps, merchantId: string, subject: Subject, 
   await insert(subject.payees)
   const results = []
   for (const size of sizes) {
+    const loadAtStart = loadavg()[0] ?? 0
     await insert(Array.from({ length: size - inserted }, () => subject.randomAddress()))
     let calls = 0
     const hub = createIncomingHub()
@@ -101,41 +110,43 @@ async function measure(deps: WatcherDeps, merchantId: string, subject: Subject, 
         seenAt.set(transfer.txHash, performance.now())
       }
     })
-    gc()
-    const heapBefore = process.memoryUsage().heapUsed
-    const watcher = subject.createWatcher(
+    let watcher: { poll(): Promise<unknown> } | undefined = subject.createWatcher(
       rpcUrl,
       () => {
         calls += 1
       },
       hub,
     )
-    await watcher.poll()
-    gc()
-    const heapBytes = process.memoryUsage().heapUsed - heapBefore
+    const poll = () => (watcher ? watcher.poll() : Promise.reject(new Error('watcher dropped')))
+    await poll()
     const payee = () => subject.payees[Math.floor(Math.random() * subject.payees.length)] ?? ''
 
     const perTransfer: number[] = []
     for (let i = 0; i < blocksPerSize; i++) {
       const hash = await subject.pay(payee())
       calls = 0
-      await watcher.poll()
+      await poll()
       if (!seenAt.has(hash)) {
         throw new Error(`${subject.name}: a poll after the block did not see ${hash}`)
       }
       perTransfer.push(calls)
     }
     const idle: number[] = []
-    for (let i = 0; i < 3; i++) {
+    const idleWallMs: number[] = []
+    const cpuBefore = process.cpuUsage()
+    for (let i = 0; i < 10; i++) {
       calls = 0
-      await watcher.poll()
+      const started = performance.now()
+      await poll()
+      idleWallMs.push(performance.now() - started)
       idle.push(calls)
     }
+    const cpu = process.cpuUsage(cpuBefore)
 
     let running = true
     const loop = (async () => {
       while (running) {
-        await watcher.poll()
+        await poll()
         await sleep(pollMs)
       }
     })()
@@ -151,6 +162,11 @@ async function measure(deps: WatcherDeps, merchantId: string, subject: Subject, 
     }
     running = false
     await loop
+    gc()
+    const heapWithWatcher = process.memoryUsage().heapUsed
+    watcher = undefined
+    gc()
+    const heapBytes = heapWithWatcher - process.memoryUsage().heapUsed
     const row = {
       chain: subject.name,
       watchedAddresses: size,
@@ -160,12 +176,18 @@ async function measure(deps: WatcherDeps, merchantId: string, subject: Subject, 
         mean: mean(perTransfer),
       },
       rpcCallsPerIdlePoll: Math.max(...idle),
+      idlePoll: {
+        wallMsP50: Math.round(percentile(idleWallMs, 50) * 10) / 10,
+        cpuMsMean: Math.round(((cpu.user + cpu.system) / 1000 / idle.length) * 10) / 10,
+      },
       latencyMs: {
         p50: Math.round(percentile(latencies, 50)),
         p95: Math.round(percentile(latencies, 95)),
+        p99: Math.round(percentile(latencies, 99)),
         pollMs,
       },
       watcherHeapBytes: heapBytes,
+      loadAverage1m: { start: loadAtStart, end: loadavg()[0] ?? 0 },
     }
     console.log(JSON.stringify(row))
     results.push(row)
@@ -245,13 +267,17 @@ try {
     logger: createLogger({ level: 'silent' }),
   }
   const merchant = await createMerchant(deps, { name: 'bench watchers' })
-  const evm = await measure(deps, merchant.id, evmSubject(devnet, deps), devnet.networks[BASE]?.rpcUrl ?? '')
-  const solana = await measure(
-    deps,
-    merchant.id,
-    await solanaSubject(devnet, deps),
-    devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '',
-  )
+  const evm = chains.includes('evm')
+    ? await measure(deps, merchant.id, evmSubject(devnet, deps), devnet.networks[BASE]?.rpcUrl ?? '')
+    : []
+  const solana = chains.includes('solana')
+    ? await measure(
+        deps,
+        merchant.id,
+        await solanaSubject(devnet, deps),
+        devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '',
+      )
+    : []
   const out = { date: new Date().toISOString(), pollMs, samples, results: [...evm, ...solana] }
   await mkdir(new URL('./results/', import.meta.url), { recursive: true })
   await writeFile(new URL('./results/watchers.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`)

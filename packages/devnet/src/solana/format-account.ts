@@ -1,7 +1,7 @@
 import { getBase58Decoder, getBase64Decoder, type ReadonlyUint8Array } from '@solana/kit'
 import { createInvalidParamsError } from './rpc-error.js'
 import type { RpcConfig } from './rpc-params.js'
-import type { SolanaChain } from './solana-chain.js'
+import type { AccountState, SolanaChain } from './solana-chain.js'
 import {
   decodeMint,
   decodeTokenAccount,
@@ -11,23 +11,15 @@ import {
   toUiTokenAmount,
 } from './token-layout.js'
 
-/** Account state as the chain holds it. */
-export type AccountState = { lamports: bigint; data: ReadonlyUint8Array; owner: string; executable: boolean }
+export type { AccountState } from './solana-chain.js'
 
 // Accounts are rent-exempt forever on current clusters; the RPC reports rentEpoch as u64::MAX.
 const RENT_EPOCH = 18446744073709551615n
 
-/** Reads an account from the chain, or null when it does not exist. */
+/** Reads an account from the chain, or null when it does not exist (or `address` is not an address). */
 export function readAccount(chain: SolanaChain, address: string): AccountState | null {
-  const account = chain.svm.getAccount(address as Parameters<SolanaChain['svm']['getAccount']>[0])
-  return account.exists
-    ? {
-        lamports: account.lamports,
-        data: account.data,
-        owner: account.programAddress,
-        executable: account.executable,
-      }
-    : null
+  const key = chain.decodeAddress(address)
+  return key ? chain.readAccountAt(key) : null
 }
 
 function token2022Extensions(data: ReadonlyUint8Array): { extension: string }[] {

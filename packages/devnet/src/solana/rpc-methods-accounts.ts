@@ -101,8 +101,14 @@ function getProgramAccounts(chain: SolanaChain, params: unknown[]) {
 
 /** Account reads: getAccountInfo, getMultipleAccounts, getBalance, token balances and lookups, rent. */
 export function createAccountMethods(chain: SolanaChain): Record<string, RpcHandler> {
-  const account = (address: unknown, config: RpcConfig) =>
-    formatAccount(chain, readAccount(chain, readAddress(address)), config)
+  // Decoded through the chain's address cache: a watcher reads the same accounts every poll.
+  const account = (address: unknown, config: RpcConfig) => {
+    const key = typeof address === 'string' ? chain.decodeAddress(address) : null
+    if (!key) {
+      throw createInvalidParamsError('Invalid param: Invalid')
+    }
+    return formatAccount(chain, chain.readAccountAt(key), config)
+  }
   return {
     getAccountInfo: (params) => withContext(chain, account(params[0], readConfig(params, 1))),
     getMultipleAccounts: (params) => {

@@ -6,6 +6,7 @@ import {
   type ReadonlyUint8Array,
 } from '@solana/kit'
 import { type Account, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm'
+import { LRUCache } from 'lru-cache'
 import {
   computeTransactionFee,
   type DecodedTransaction,
@@ -60,6 +61,7 @@ type NativeSimulation = {
   postAccounts(): { address: Uint8Array; account(): Account }[]
 }
 type NativeLiteSvm = {
+  getAccount(pubkey: Uint8Array): Account | null
   getBalance(pubkey: Uint8Array): bigint | null
   simulateLegacyTransaction(tx: Uint8Array): NativeSimulation | FailedTransactionMetadata
   simulateVersionedTransaction(tx: Uint8Array): NativeSimulation | FailedTransactionMetadata
@@ -69,7 +71,11 @@ type NativeLiteSvm = {
 
 function nativeOf(svm: LiteSVM): NativeLiteSvm {
   const native = (svm as unknown as { inner?: Partial<NativeLiteSvm> }).inner
-  if (typeof native?.simulateVersionedTransaction !== 'function' || typeof native.getBalance !== 'function') {
+  if (
+    typeof native?.simulateVersionedTransaction !== 'function' ||
+    typeof native.getBalance !== 'function' ||
+    typeof native.getAccount !== 'function'
+  ) {
     throw new Error('litesvm: the LiteSVM wrapper no longer exposes its native instance as `inner`')
   }
   return native as NativeLiteSvm
@@ -89,6 +95,9 @@ export type TransactionRecord = ExecutionResult & {
   postTokenBalances: TokenBalanceRecord[]
 }
 
+/** Account state as the chain holds it (the owner in base58). */
+export type AccountState = { lamports: bigint; data: ReadonlyUint8Array; owner: string; executable: boolean }
+
 /**
  * LiteSVM plus what a real cluster has and LiteSVM lacks: slots, block heights and a queue of recent
  * blockhashes (each valid for 150 blocks), a transaction log by signature, and per-address history.
@@ -105,6 +114,14 @@ export class SolanaChain {
   private readonly landed = new Set<string>()
   private readonly byAddress = new Map<string, string[]>()
   transactionCount = 0n
+  /**
+   * Decoded base58 addresses (valid ones only). Watchers read the same accounts every poll, and kit's
+   * base58 (BigInt arithmetic), which LiteSVM's wrapper runs twice per read, cost about 24 µs per
+   * account in getMultipleAccounts (`npm run bench watchers`, CPU profile).
+   */
+  private readonly addressBytes = new LRUCache<string, Uint8Array>({ max: 65_536 })
+  /** base58 of account owners (programs: a handful), by their bytes as latin1. */
+  private readonly ownerTexts = new LRUCache<string, string>({ max: 1_024 })
 
   constructor() {
     // Signatures and blockhash age are checked here (LiteSVM only knows one blockhash); history is ours too.
@@ -117,6 +134,44 @@ export class SolanaChain {
   private rememberLatestBlockhash(): void {
     const bytes = new Uint8Array(getBase58Encoder().encode(this.svm.latestBlockhash()))
     this.blockhashes.set(toLatin1(bytes), this.slot)
+  }
+
+  /** The 32 bytes of a base58 address, or null when it is not one (kit's `isAddress` rule). */
+  decodeAddress(address: string): Uint8Array | null {
+    const cached = this.addressBytes.get(address)
+    if (cached) {
+      return cached
+    }
+    if (address.length < 32 || address.length > 44) {
+      return null
+    }
+    let bytes: Uint8Array
+    try {
+      bytes = new Uint8Array(getBase58Encoder().encode(address))
+    } catch {
+      return null
+    }
+    if (bytes.length !== 32) {
+      return null
+    }
+    this.addressBytes.set(address, bytes)
+    return bytes
+  }
+
+  /** An account by its address's bytes, or null when it does not exist; no base58 but the owner's (cached). */
+  readAccountAt(key: Uint8Array): AccountState | null {
+    const account = this.native.getAccount(key)
+    if (account === null) {
+      return null
+    }
+    const ownerBytes = account.owner()
+    const ownerKey = toLatin1(ownerBytes)
+    let owner = this.ownerTexts.get(ownerKey)
+    if (owner === undefined) {
+      owner = getAddressDecoder().decode(ownerBytes)
+      this.ownerTexts.set(ownerKey, owner)
+    }
+    return { lamports: account.lamports(), data: account.data(), owner, executable: account.executable() }
   }
 
   /** Block height; equals the slot since this chain never skips a slot. */

@@ -166,6 +166,35 @@ describe('startSolanaDevnet', () => {
     })
   })
 
+  test('behavior: getMultipleAccounts slices the amount, answers null for missing accounts, twice alike', async () => {
+    const missing = (await generateKeyPairSigner()).address
+    const params = [
+      [await ataOf(payer.address), missing, payer.address],
+      { encoding: 'base64', dataSlice: { offset: 64, length: 8 } },
+    ]
+    const first = await callRaw('getMultipleAccounts', params)
+    const [token, absent, system] = (
+      first.result as { value: ({ data: [string, string]; owner: string } | null)[] }
+    ).value
+    expect(Buffer.from(token?.data[0] ?? '', 'base64').readBigUInt64LE(0)).toBe(1_000_000_000_000n)
+    expect(token?.owner).toBe(TOKEN_PROGRAM_ADDRESS)
+    expect(absent).toBeNull()
+    expect(system).toMatchObject({ owner: '11111111111111111111111111111111', data: ['', 'base64'] })
+    // The second read is served from the decoded-address cache and must not differ.
+    expect((await callRaw('getMultipleAccounts', params)).result).toEqual(first.result)
+  })
+
+  test('error: getMultipleAccounts refuses an address that is not 32 bytes of base58 and more than 100', async () => {
+    for (const bad of ['0OIl', '1'.repeat(31), 'z'.repeat(44), 42]) {
+      expect((await callRaw('getMultipleAccounts', [[payer.address, bad]])).error).toMatchObject({
+        code: -32602,
+        message: 'Invalid param: Invalid',
+      })
+    }
+    const many = Array.from({ length: 101 }, () => payer.address)
+    expect((await callRaw('getMultipleAccounts', [many])).error).toMatchObject({ code: -32602 })
+  })
+
   test('behavior: transferChecked with a separate fee payer lands and moves balances', async () => {
     const recipient = await newRecipient()
     const before = (await rpc.getBalance(relayer.address).send()).value
