@@ -130,6 +130,7 @@ describeEachDatabase('Celo and Solana USDT on the devnet', (getDb) => {
     const client = createPublicClient({ transport: http(devnet.networks[CELO]?.rpcUrl) })
     const before = await client.readContract({ ...usdc, functionName: 'balanceOf', args: [treasury] })
     await runSweepJob(h.deps, { transferId: transfer.id })
+    await runSweepJob(h.deps, { transferId: transfer.id })
     const sweep = await waitSettled(`sweep:${transfer.id}`)
     expect(sweep).toMatchObject({ status: 'confirmed', to: treasury, amount })
     expect(await client.readContract({ ...usdc, functionName: 'balanceOf', args: [treasury] })).toBe(
@@ -182,6 +183,7 @@ describeEachDatabase('Celo and Solana USDT on the devnet', (getDb) => {
     expect(transfer.status).toBe('confirmed')
     const treasury = h.deps.rails.crypto.getTreasury('test', 'solana')?.address as string
     const before = await readSolanaTokenBalance(devnet, treasury, usdt)
+    await runSweepJob(h.deps, { transferId: transfer.id })
     await runSweepJob(h.deps, { transferId: transfer.id })
     const sweep = await waitSettled(`sweep:${transfer.id}`)
     expect(sweep).toMatchObject({ status: 'confirmed', to: treasury, asset: 'USDT', amount: 10_000_000n })
