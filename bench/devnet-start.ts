@@ -1,5 +1,5 @@
 // Devnet start time, written to bench/results/devnet-start.json:
-//   fresh  `startDevnet()` as `npm run devnet` runs it (three anvils with fixtures, LiteSVM), no flags;
+//   fresh  `startDevnet()` as `npm run devnet` runs it (six anvils with fixtures, LiteSVM), no flags;
 //   chains three anvils (Base, Arbitrum, BSC) against six (plus Ethereum, Polygon, Celo), both with
 //          LiteSVM, in alternating rounds so both see the same load; per round the start time and the
 //          resident memory (VmRSS) of the anvil processes, read from /proc right after the start;
@@ -103,7 +103,6 @@ async function measureChains() {
       anvilRssMedianMb: median(runs.three.anvilRssMb),
     },
     six: { anvils: sets.six.length, ...summary(runs.six.ms), anvilRssMedianMb: median(runs.six.anvilRssMb) },
-    nodeRssMb: round(process.memoryUsage().rss / 1024 / 1024),
     loadavg1m: load.slice(1),
   }
 }
