@@ -220,7 +220,10 @@ function evmSubject(devnet: LocalDevnet, deps: WatcherDeps): Subject {
 async function solanaSubject(devnet: LocalDevnet, deps: WatcherDeps): Promise<Subject> {
   const network = devnet.networks[SOLANA_DEVNET_NETWORK]
   const wallet = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
-  const entry = createChainRegistry({ networks: devnet.networks }).get('test', 'solana')
+  // One SPL asset (USDC) as measured before the devnet had a USDT mint, so the runs stay comparable;
+  // with USDC and USDT (the sandbox, mainnet) an idle poll reads 2N token accounts: ceil(2N/100) + 1.
+  const full = createChainRegistry({ networks: devnet.networks }).get('test', 'solana')
+  const entry = full && { ...full, assets: full.assets.filter((a) => a.symbol !== 'USDT') }
   const usdc = entry?.assets.find((a) => a.symbol === 'USDC')
   if (!network || !wallet || !entry || !usdc) {
     throw new Error('devnet without Solana USDC')

@@ -1,12 +1,13 @@
 // `npm run devnet`: start the local chains alone, print the networks and wallets as JSON on stdout,
 // and keep them running until Ctrl-C. `--fork <caip2>=<rpc-url>` and `--fund <address>`: see --help.
 import { DEVNET_FLAGS_HELP, parseDevnetFlags } from './devnet-flags.js'
+import { DEFAULT_EVM_NETWORKS } from './evm/evm-networks.js'
 import { startDevnet } from './start-devnet.js'
 
 const USAGE = `Usage: npm run devnet -- [--fork <caip2>=<rpc-url>]... [--fund <address>]...
 
-Starts the local chains (anvil for eip155:84532, eip155:421614, eip155:97; LiteSVM for Solana
-devnet) and prints their manifest (networks, wallets) as JSON; Ctrl-C stops them.
+Starts the local chains (anvil for ${DEFAULT_EVM_NETWORKS.map((n) => n.network).join(', ')};
+LiteSVM for Solana devnet) and prints their manifest (networks, wallets) as JSON; Ctrl-C stops them.
 
 ${DEVNET_FLAGS_HELP}`
 

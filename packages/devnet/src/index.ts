@@ -55,6 +55,7 @@ export type { EvmDevnet, EvmMining, StartEvmDevnetOptions } from './evm/start-ev
 export { startEvmDevnet } from './evm/start-evm-devnet.js'
 export type { EvmFork } from './evm/start-fork-chain.js'
 export { toViemChain } from './evm/to-viem-chain.js'
+export { DEVNET_USDC_MINT, DEVNET_USDT_MINT } from './solana/solana-fixtures.js'
 export type { SolanaDevnet, StartSolanaDevnetOptions } from './solana/start-solana-devnet.js'
 export { SOLANA_DEVNET_NETWORK, startSolanaDevnet } from './solana/start-solana-devnet.js'
 export type { LocalDevnet, StartDevnetOptions } from './start-devnet.js'

@@ -27,6 +27,9 @@ describe('startDevnet', () => {
       'eip155:84532',
       'eip155:421614',
       'eip155:97',
+      'eip155:11155111',
+      'eip155:80002',
+      'eip155:11142220',
       SOLANA_DEVNET_NETWORK,
     ])
     for (const network of Object.values(devnet.networks)) {

@@ -45,7 +45,7 @@ const assets = () => createAssetRegistry(Object.values(devnet.networks).flatMap(
 
 beforeAll(async () => {
   devnet = await startDevnet({
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network !== 'eip155:421614') },
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => ['eip155:84532', 'eip155:97'].includes(n.network)) },
     solana: { payers: 1, relayers: 1 },
   })
   facilitator = await startDevnetFacilitator(devnet)

@@ -40,13 +40,20 @@ const addr = (value: string | undefined) => value as `0x${string}`
 
 describe('startEvmDevnet', () => {
   test('default: one anvil per testnet chain id, with the manifest shape', async () => {
-    expect(Object.keys(devnet.networks)).toEqual(['eip155:84532', 'eip155:421614', 'eip155:97'])
+    expect(Object.keys(devnet.networks)).toEqual([
+      'eip155:84532',
+      'eip155:421614',
+      'eip155:97',
+      'eip155:11155111',
+      'eip155:80002',
+      'eip155:11142220',
+    ])
     for (const [id, network] of Object.entries(devnet.networks)) {
       expect(network).toMatchObject({ network: id, kind: 'evm', permit2: PERMIT2_ADDRESS })
       expect(await client(id).getChainId()).toBe(network.chainId)
       expect(Number(id.split(':')[1])).toBe(network.chainId)
     }
-    expect(new Set(Object.values(devnet.pids)).size).toBe(3)
+    expect(new Set(Object.values(devnet.pids)).size).toBe(6)
   })
 
   test("behavior: tokens sit at the testnets' addresses with their name, decimals and EIP-712 domain", async () => {
@@ -73,7 +80,15 @@ describe('startEvmDevnet', () => {
   })
 
   test('behavior: USDC answers eip712Domain() and DOMAIN_SEPARATOR() for its real address and chain', async () => {
-    for (const network of ['eip155:84532', 'eip155:421614']) {
+    const withEip3009 = DEFAULT_EVM_NETWORKS.filter((n) => n.tokens.some((t) => t.contract === 'UsdcLike'))
+    expect(withEip3009.map((n) => n.network)).toEqual([
+      'eip155:84532',
+      'eip155:421614',
+      'eip155:11155111',
+      'eip155:80002',
+      'eip155:11142220',
+    ])
+    for (const { network } of withEip3009) {
       const usdc = net(network).assets.USDC
       const address = addr(usdc?.address)
       const domain = await client(network).getEip712Domain({ address })
@@ -165,6 +180,94 @@ describe('startEvmDevnet', () => {
       expect(await client(network).getBalance({ address: addr(relayer.address) })).toBeGreaterThan(
         parseEther('1'),
       )
+    }
+  })
+
+  test('behavior: Ethereum, Polygon and Celo hold the fixtures: funded USDC and USDT, and USDC moves by EIP-3009', async () => {
+    for (const network of ['eip155:11155111', 'eip155:80002', 'eip155:11142220']) {
+      expect(net(network).assets.USDC).toMatchObject({
+        decimals: 6,
+        eip712: { name: 'USDC', version: '2' },
+        transferMethods: ['eip3009', 'permit2'],
+      })
+      expect(net(network).assets.USDT).toMatchObject({ decimals: 6, transferMethods: ['permit2'] })
+      const [payer] = devnet.wallets.filter((w) => w.network === network && w.role === 'payer')
+      const [relayer] = devnet.wallets.filter((w) => w.network === network && w.role === 'relayer')
+      const usdc = addr(net(network).assets.USDC?.address)
+      const usdt = addr(net(network).assets.USDT?.address)
+      const c = client(network)
+      for (const token of [usdc, usdt]) {
+        expect(
+          await c.readContract({
+            address: token,
+            abi: usdtLikeAbi,
+            functionName: 'balanceOf',
+            args: [addr(payer?.address)],
+          }),
+        ).toBe(1_000_000n * 10n ** 6n)
+        expect(
+          await c.readContract({
+            address: token,
+            abi: usdtLikeAbi,
+            functionName: 'allowance',
+            args: [addr(payer?.address), PERMIT2_ADDRESS],
+          }),
+        ).toBe(maxUint256)
+      }
+      // The payer signs, a relayer submits: the chain id of the domain is this chain's.
+      const from = privateKeyToAccount(addr(payer?.privateKey))
+      const to = '0x000000000000000000000000000000000000c0DE'
+      const message = {
+        from: from.address,
+        to,
+        value: 1_500_000n,
+        validAfter: 0n,
+        validBefore: 2n ** 48n,
+        nonce: `0x${network.split(':')[1]?.padStart(64, '0')}` as `0x${string}`,
+      } as const
+      const signature = await from.signTypedData({
+        domain: {
+          name: 'USDC',
+          version: '2',
+          chainId: net(network).chainId as number,
+          verifyingContract: usdc,
+        },
+        types: {
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message,
+      })
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(addr(relayer?.privateKey)),
+        chain: toViemChain(net(network)),
+        transport: http(),
+      })
+      const hash = await wallet.writeContract({
+        address: usdc,
+        abi: usdcLikeAbi,
+        functionName: 'transferWithAuthorization',
+        args: [
+          message.from,
+          message.to,
+          message.value,
+          message.validAfter,
+          message.validBefore,
+          message.nonce,
+          signature,
+        ],
+      })
+      expect((await c.waitForTransactionReceipt({ hash })).status).toBe('success')
+      expect(
+        await c.readContract({ address: usdc, abi: usdtLikeAbi, functionName: 'balanceOf', args: [to] }),
+      ).toBe(1_500_000n)
     }
   })
 

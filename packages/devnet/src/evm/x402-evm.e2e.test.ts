@@ -17,7 +17,7 @@ let devnet: EvmDevnet
 
 beforeAll(async () => {
   devnet = await startEvmDevnet({
-    networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network !== 'eip155:421614'),
+    networks: DEFAULT_EVM_NETWORKS.filter((n) => ['eip155:84532', 'eip155:97'].includes(n.network)),
   })
 })
 

@@ -17,7 +17,17 @@ export type SolanaFixtureToken = { symbol: string; mint: Address; decimals: numb
 /** Devnet USDC's mint address, reused so configuration matches the public devnet. */
 export const DEVNET_USDC_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address
 
-/** The fixture tokens: USDC (SPL Token, 6 decimals) at devnet USDC's address and USDC2022 (Token-2022, 6 decimals). */
+/**
+ * The devnet's USDT mint. Tether has no mint on Solana devnet, so this one is ours: the public key of
+ * `deriveSolanaKeypair('solana:usdt-mint')` (written out so configuration can name it without
+ * deriving it). SPL Token program and 6 decimals, as USDT on mainnet (`Es9vMFrz…`).
+ */
+export const DEVNET_USDT_MINT = 'KoXPj3LF2ZXvPz6LFofRUjErJ4EfgEbpRZBRc7aAiMm' as Address
+
+/**
+ * The fixture tokens: USDC (SPL Token, 6 decimals) at devnet USDC's address, USDC2022 (Token-2022,
+ * 6 decimals) and USDT (SPL Token, 6 decimals) at {@link DEVNET_USDT_MINT}.
+ */
 export function getSolanaFixtureTokens(): SolanaFixtureToken[] {
   return [
     { symbol: 'USDC', mint: DEVNET_USDC_MINT, decimals: 6, tokenProgram: TOKEN_PROGRAM },
@@ -27,6 +37,7 @@ export function getSolanaFixtureTokens(): SolanaFixtureToken[] {
       decimals: 6,
       tokenProgram: TOKEN_2022_PROGRAM,
     },
+    { symbol: 'USDT', mint: DEVNET_USDT_MINT, decimals: 6, tokenProgram: TOKEN_PROGRAM },
   ]
 }
 

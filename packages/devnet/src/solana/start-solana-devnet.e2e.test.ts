@@ -26,6 +26,8 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { deriveSolanaKeypair } from './derive-solana-keypair.js'
+import { DEVNET_USDT_MINT } from './solana-fixtures.js'
 import { SOLANA_DEVNET_NETWORK, type SolanaDevnet, startSolanaDevnet } from './start-solana-devnet.js'
 
 const COMPUTE_BUDGET = address('ComputeBudget111111111111111111111111111111')
@@ -113,7 +115,7 @@ afterAll(async () => {
 })
 
 describe('startSolanaDevnet', () => {
-  test('default: manifest lists the network, both tokens and deterministic wallets', async () => {
+  test('default: manifest lists the network, the three tokens and deterministic wallets', async () => {
     const network = devnet.networks[SOLANA_DEVNET_NETWORK]
     expect(network?.kind).toBe('svm')
     expect(network?.assets.USDC).toMatchObject({
@@ -126,6 +128,14 @@ describe('startSolanaDevnet', () => {
       decimals: 6,
       tokenProgram: 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
     })
+    expect(network?.assets.USDT).toEqual({
+      symbol: 'USDT',
+      address: DEVNET_USDT_MINT,
+      decimals: 6,
+      transferMethods: ['solana'],
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
+    expect(deriveSolanaKeypair('solana:usdt-mint').address).toBe(DEVNET_USDT_MINT)
     expect(devnet.wallets.map((w) => w.role)).toEqual(['payer', 'payer', 'relayer', 'relayer'])
     const again = await startSolanaDevnet({ payers: 1, relayers: 0 })
     await again.stop()
@@ -147,6 +157,25 @@ describe('startSolanaDevnet', () => {
     expect(
       (await rpc.getGenesisHash().send()).startsWith(SOLANA_DEVNET_NETWORK.slice('solana:'.length)),
     ).toBe(true)
+  })
+
+  test('behavior: USDT is a 6-decimal SPL mint; each payer holds 1,000,000 and the supply is their sum', async () => {
+    const payers = devnet.wallets.filter((w) => w.role === 'payer')
+    for (const wallet of payers) {
+      const [ata] = await findAssociatedTokenPda({
+        owner: address(wallet.address),
+        mint: DEVNET_USDT_MINT,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      })
+      expect((await rpc.getTokenAccountBalance(ata).send()).value).toMatchObject({
+        amount: '1000000000000',
+        decimals: 6,
+      })
+    }
+    expect((await rpc.getTokenSupply(DEVNET_USDT_MINT).send()).value).toMatchObject({
+      amount: String(BigInt(payers.length) * 1_000_000_000_000n),
+      decimals: 6,
+    })
   })
 
   test('behavior: getAccountInfo jsonParsed decodes the payer token account', async () => {

@@ -33,7 +33,8 @@ const RELAYER_LAMPORTS = 100n * LAMPORTS_PER_SOL
 
 /**
  * Starts LiteSVM in process behind a Solana JSON-RPC server on 127.0.0.1 (OS-assigned port), with USDC at
- * devnet USDC's mint, USDC2022 under Token-2022, and deterministic payer and relayer keys.
+ * devnet USDC's mint, USDC2022 under Token-2022, USDT at `DEVNET_USDT_MINT`, and deterministic payer
+ * and relayer keys.
  */
 export async function startSolanaDevnet(options: StartSolanaDevnetOptions = {}): Promise<SolanaDevnet> {
   const chain = new SolanaChain()

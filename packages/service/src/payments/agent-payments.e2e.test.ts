@@ -83,12 +83,12 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
     const res = await h.request(`/api/v1${path}`, { method: 'POST', json })
     return { status: res.status, body: (await res.json()) as Json }
   }
-  const open = async (chain: string, amount = '2.00'): Promise<Json> => {
+  const open = async (chain: string, amount = '2.00', asset = 'USDC'): Promise<Json> => {
     const { status, body } = await post('/payments', {
       title: 'Agent order',
       amount,
       currency: 'USD',
-      asset: 'USDC',
+      asset,
       chain,
       // With a customer the address is created with the session (else POST /payments/{reference}/address).
       customer: { email: 'agent@example.com' },
@@ -100,7 +100,7 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
   const requirementsFor = async (session: Json, method: 'eip3009' | 'permit2' | 'solana') => {
     const { status, body } = await post('/x402/requirements', {
       chain: session.payment.chain,
-      asset: 'USDC',
+      asset: session.payment.asset,
       amount: session.payment.amount,
       payTo: session.payment.address,
       x402Version: 2,
@@ -114,7 +114,7 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
     sessionReference: session.reference,
     scheme,
     chain: session.payment.chain,
-    asset: 'usdc',
+    asset: session.payment.asset.toLowerCase(),
     payload,
   })
   const session = async (reference: string) =>
@@ -216,51 +216,44 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
     expect(paid).toBe(parseUnits(opened.payment.amount, 6))
   })
 
-  test('behavior: a solana agent payment completes the session', async () => {
-    const opened = await open('solana', '1.25')
-    // An x402 transaction cannot create the session's USDC account: the job the session enqueued
-    // opens it (docs/sessions.md "Agent payments"). Nothing else opens it in this test.
-    const jobs = await h.deps.db
-      .selectFrom('jobs')
-      .select('payload')
-      .where('kind', '=', 'rails.open-token-account')
-      .execute()
-    expect(jobs.map((j) => j.payload)).toContainEqual({
-      environment: 'test',
-      chain: 'solana',
-      asset: 'USDC',
-      owner: opened.payment.address,
-    })
-    await h.runner.runDue()
-    const again = {
-      environment: 'test',
-      chain: 'solana',
-      asset: 'USDC',
-      owner: opened.payment.address,
-    } as const
-    expect(await h.deps.rails.crypto.openTokenAccount?.(again)).toBe('exists')
-    const requirements = await requirementsFor(opened, 'solana')
-    const signer = await createKeyPairSignerFromBytes(
-      getBase58Encoder().encode(payerKey(SOLANA_DEVNET_NETWORK)),
-    )
-    const client = createSolanaClient({
-      signer,
-      rpcs: {
-        [SOLANA_DEVNET_NETWORK]: createSolanaRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? ''),
-      },
-    })
-    const payload = await client.createPayload(requirements)
-    const verified = await post('/payments/agent/verify', agentBody(opened, 'solana', payload))
-    expect(verified.body.data, JSON.stringify(verified.body)).toMatchObject({
-      valid: true,
-      payer: signer.address,
-    })
-    const settled = await post('/payments/agent/settle', agentBody(opened, 'solana', payload))
-    expect(settled.status).toBe(201)
-    expect(settled.body.data.session).toMatchObject({ state: 'closed', payment: { status: 'completed' } })
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    expect(await sessionTransactions(opened.id)).toHaveLength(1)
-  })
+  test.each(['USDC', 'USDT'])(
+    'behavior: a solana agent payment in %s completes the session',
+    async (asset) => {
+      const opened = await open('solana', '1.25', asset)
+      // An x402 transaction cannot create the session's token account: the job the session enqueued
+      // opens it (docs/sessions.md "Agent payments"). Nothing else opens it in this test.
+      const owner = { environment: 'test', chain: 'solana', asset, owner: opened.payment.address } as const
+      const jobs = await h.deps.db
+        .selectFrom('jobs')
+        .select('payload')
+        .where('kind', '=', 'rails.open-token-account')
+        .execute()
+      expect(jobs.map((j) => j.payload)).toContainEqual(owner)
+      await h.runner.runDue()
+      expect(await h.deps.rails.crypto.openTokenAccount?.(owner)).toBe('exists')
+      const requirements = await requirementsFor(opened, 'solana')
+      const signer = await createKeyPairSignerFromBytes(
+        getBase58Encoder().encode(payerKey(SOLANA_DEVNET_NETWORK)),
+      )
+      const client = createSolanaClient({
+        signer,
+        rpcs: {
+          [SOLANA_DEVNET_NETWORK]: createSolanaRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? ''),
+        },
+      })
+      const payload = await client.createPayload(requirements)
+      const verified = await post('/payments/agent/verify', agentBody(opened, 'solana', payload))
+      expect(verified.body.data, JSON.stringify(verified.body)).toMatchObject({
+        valid: true,
+        payer: signer.address,
+      })
+      const settled = await post('/payments/agent/settle', agentBody(opened, 'solana', payload))
+      expect(settled.status).toBe(201)
+      expect(settled.body.data.session).toMatchObject({ state: 'closed', payment: { status: 'completed' } })
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(await sessionTransactions(opened.id)).toHaveLength(1)
+    },
+  )
 
   test('behavior: the wrong amount, an expired or closed session are refused with per-check results', async () => {
     const opened = await open('base', '3.00')

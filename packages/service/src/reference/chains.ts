@@ -60,6 +60,8 @@ const usdc = (address: string, decimals = 6, eip712?: ChainToken['eip712']): Cha
 })
 // Circle's FiatToken v2 domain on the mainnets (Base Sepolia's testnet USDC calls itself "USDC").
 const circle = { name: 'USD Coin', version: '2' }
+// Circle's testnet USDC on Ethereum Sepolia, Polygon Amoy and Celo Sepolia.
+const circleTestnet = { name: 'USDC', version: '2' }
 const usdt = (address: string, decimals = 6): ChainToken => ({
   symbol: 'USDT',
   name: 'Tether USD',
@@ -97,7 +99,7 @@ export const chainTable: readonly ChainInfo[] = [
     explorer: { live: 'https://etherscan.io/tx/', test: 'https://sepolia.etherscan.io/tx/' },
     networkId: 'eip155:11155111',
     native: { symbol: 'ETH', name: 'Ether', decimals: 18 },
-    tokens: [usdc('0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238')],
+    tokens: [usdc('0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', 6, circleTestnet)],
     confirmations: { live: 12, test: 1 },
     feeModel: 'evm',
     staticFees: { eth: '0.00042', usdc: '0.0013', usdt: '0.0013' },
@@ -118,7 +120,11 @@ export const chainTable: readonly ChainInfo[] = [
     },
     networkId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
     native: { symbol: 'SOL', name: 'Solana', decimals: 9 },
-    tokens: [usdc('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU')],
+    // USDT: the devnet's own mint (Tether has none on Solana devnet; @tollgate/devnet DEVNET_USDT_MINT).
+    tokens: [
+      usdc('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'),
+      usdt('KoXPj3LF2ZXvPz6LFofRUjErJ4EfgEbpRZBRc7aAiMm'),
+    ],
     confirmations: { live: 32, test: 1 },
     feeModel: 'solana',
     staticFees: { sol: '0.000005', usdc: '0.002044280', usdt: '0.002044280' },
@@ -172,7 +178,7 @@ export const chainTable: readonly ChainInfo[] = [
     explorer: { live: 'https://polygonscan.com/tx/', test: 'https://amoy.polygonscan.com/tx/' },
     networkId: 'eip155:80002',
     native: { symbol: 'POL', name: 'Polygon Ecosystem Token', decimals: 18 },
-    tokens: [usdc('0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582')],
+    tokens: [usdc('0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', 6, circleTestnet)],
     confirmations: { live: 128, test: 1 },
     feeModel: 'evm',
     staticFees: { pol: '0.00063', usdc: '0.00195' },
@@ -220,10 +226,11 @@ export const chainTable: readonly ChainInfo[] = [
         usdt('0x48065fbBE25f71C9282ddf5e1cD6D6A887483D5e'),
       ],
     },
-    explorer: { live: 'https://celoscan.io/tx/', test: 'https://alfajores.celoscan.io/tx/' },
-    networkId: 'eip155:44787',
+    // Celo Sepolia: Celo's developer testnet since Alfajores (44787) was shut down in 2025.
+    explorer: { live: 'https://celoscan.io/tx/', test: 'https://celo-sepolia.blockscout.com/tx/' },
+    networkId: 'eip155:11142220',
     native: { symbol: 'CELO', name: 'Celo', decimals: 18 },
-    tokens: [usdc('0x2F25deB3848C207fc8E0c34035B3Ba7fC157602B')],
+    tokens: [usdc('0x01C5C0122039549AD1493B8220cABEdD739BC44E', 6, circleTestnet)],
     confirmations: { live: 3, test: 1 },
     feeModel: 'evm',
     staticFees: { celo: '0.000525', usdc: '0.001625' },

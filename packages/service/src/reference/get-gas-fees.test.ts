@@ -25,7 +25,7 @@ describe('getGasFees', () => {
       solana: { solana: { getMinimumBalanceForRentExemption: async (bytes) => BigInt(bytes) * 10_000n } },
     })
     expect(fees.base).toEqual({ eth: '0.000042', usdc: '0.00013', usdt: '0.00013' })
-    expect(fees.solana).toEqual({ sol: '0.000005', usdc: '0.001655' })
+    expect(fees.solana).toEqual({ sol: '0.000005', usdc: '0.001655', usdt: '0.001655' })
     expect(fees.tron).toEqual({ trx: '1.1', usdt: '13.3959' })
     expect(Object.keys(fees).sort()).toEqual([
       'arbitrum',

@@ -54,9 +54,12 @@ export async function runSandboxCommand(
   })
 
   const { manifest } = sandbox
+  const chainOf = new Map(Object.entries(manifest.chains).map(([chain, network]) => [network, chain]))
   const describeNetwork = (id: string) => {
     const fork = sandbox.devnet.networks[id]?.fork
-    return fork ? `${id} (fork at block ${fork.blockNumber})` : id
+    const name = chainOf.get(id)
+    const label = name ? `${name} ${id}` : id
+    return fork ? `${label} (fork at block ${fork.blockNumber})` : label
   }
   out(`
 Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
@@ -65,7 +68,7 @@ Tollgate sandbox ready in ${process.uptime().toFixed(1)} s
   Docs        ${manifest.apiUrl.replace(/\/api\/v1$/, '')}/docs
   Facilitator ${manifest.facilitatorUrl}
   Demo (paid) ${manifest.demoResourceUrl}
-  Networks    ${Object.keys(manifest.networks).map(describeNetwork).join(', ') || '(none)'}
+  Networks    ${Object.keys(manifest.networks).map(describeNetwork).join(',\n              ') || '(none)'}
   Webhooks    ${manifest.webhooks.listenCommand}
   Manifest    ${sandbox.manifestPath}
 Ctrl-C stops everything.

@@ -1,3 +1,4 @@
+import { DEFAULT_EVM_NETWORKS, DEVNET_USDT_MINT, SOLANA_DEVNET_NETWORK } from '@tollgate/devnet'
 import { describe, expect, test } from 'vitest'
 import { createChainRegistry } from './create-chain-registry.js'
 
@@ -24,6 +25,9 @@ describe('createChainRegistry', () => {
     expect(registry.get('test', 'arbitrum')?.network).toBe('eip155:421614')
     expect(registry.get('test', 'bsc')?.network).toBe('eip155:97')
     expect(registry.get('test', 'solana')?.network).toBe('solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1')
+    expect(registry.get('test', 'ethereum')?.network).toBe('eip155:11155111')
+    expect(registry.get('test', 'polygon')?.network).toBe('eip155:80002')
+    expect(registry.get('test', 'celo')?.network).toBe('eip155:11142220')
     expect(registry.getByNetwork('live', 'eip155:42161')?.chain).toBe('arbitrum')
   })
   test('behavior: assets carry their scale per chain and the ledger currency they credit', () => {
@@ -60,5 +64,33 @@ describe('createChainRegistry', () => {
     expect(base?.assets.map((a) => a.symbol)).toEqual(['ETH', 'USDT'])
     expect(registry.get('live', 'base')?.hasNode).toBe(false)
     expect(registry.get('test', 'arbitrum')).toMatchObject({ hasNode: false, confirmations: 1 })
+  })
+  test('behavior: with the default devnet every EVM chain but none of bitcoin, tron, dogecoin has a node', () => {
+    const networks = Object.fromEntries(
+      [...DEFAULT_EVM_NETWORKS.map((n) => n.network), SOLANA_DEVNET_NETWORK].map((id) => [
+        id,
+        { rpcUrl: 'http://127.0.0.1:1' },
+      ]),
+    )
+    const registry = createChainRegistry({ networks })
+    expect(
+      registry
+        .list('test')
+        .filter((e) => e.hasNode)
+        .map((e) => e.chain),
+    ).toEqual(['ethereum', 'solana', 'bsc', 'polygon', 'base', 'arbitrum', 'celo'])
+    expect(registry.list('live').some((e) => e.hasNode)).toBe(false)
+  })
+  test("behavior: Solana USDT in the sandbox is the devnet's mint, an SPL token crediting USDT", () => {
+    const registry = createChainRegistry()
+    expect(registry.findAsset('test', 'solana', 'USDT')).toEqual({
+      symbol: 'USDT',
+      kind: 'spl',
+      address: DEVNET_USDT_MINT,
+      decimals: 6,
+      ledgerCurrency: 'USDT',
+      tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+    })
+    expect(registry.findAsset('test', 'celo', 'USDC')?.eip712).toEqual({ name: 'USDC', version: '2' })
   })
 })

@@ -102,7 +102,7 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     expect(statusesOf(tokenTx)).toEqual(['seen', 'confirmed'])
   })
 
-  test('behavior: an idle poll costs ceil(N/100) + 1 calls; SOL accounts beyond that are read in round robin', async () => {
+  test('behavior: an idle poll costs ceil(T/100) + 1 calls for T token accounts; SOL accounts beyond that are read in round robin', async () => {
     const owners = []
     for (let i = 0; i < 150; i++) {
       owners.push(
@@ -122,7 +122,11 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
         return rpc.request(method, params)
       },
     }
-    const watcher = createSolanaWatcher(h.deps, { entry, rpc: counting, hub })
+    // One SPL asset (USDC), so 150 addresses leave SOL accounts for the round robin; with USDC and
+    // USDT (the sandbox) the token accounts are 2N and an idle poll costs ceil(2N/100) + 1.
+    const usdcOnly = { ...entry, assets: entry.assets.filter((a) => a.symbol !== 'USDT') }
+    expect(usdcOnly.assets.map((a) => a.symbol)).toEqual(['SOL', 'USDC', 'USDC2022'])
+    const watcher = createSolanaWatcher(h.deps, { entry: usdcOnly, rpc: counting, hub })
     await watcher.poll()
     calls.length = 0
     await watcher.poll()
@@ -132,6 +136,14 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     // (The seen transfer of the test above adds its getSignatureStatuses: not an account read.)
     expect(calls.filter((m) => m !== 'getSignatureStatuses')).toEqual(
       Array(Math.ceil(n / 100) + 1).fill('getMultipleAccounts'),
+    )
+    // The sandbox's entry watches USDT too: 2N token accounts.
+    const both = createSolanaWatcher(h.deps, { entry, rpc: counting, hub })
+    await both.poll()
+    calls.length = 0
+    await both.poll()
+    expect(calls.filter((m) => m !== 'getSignatureStatuses')).toEqual(
+      Array(Math.ceil((2 * n) / 100) + 1).fill('getMultipleAccounts'),
     )
     // SOL to the newest address (not in every poll's slice) is seen within two polls.
     const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
