@@ -12,6 +12,7 @@ import { getLedgerTransaction } from '../../ledger/get-ledger-transaction.js'
 import { createDevnetPayer } from '../../testing/devnet-payer.js'
 import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
+import { waitCommittedTransfer } from '../../testing/wait-committed-transfer.js'
 import { createRails } from '../create-rails.js'
 import type { CryptoSend, IncomingTransfer, Rails } from '../types.js'
 import { runSweepJob } from './run-sweep-job.js'
@@ -254,6 +255,7 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
     if (!transfer) {
       throw new Error('payment not confirmed by the watcher')
     }
+    await waitCommittedTransfer(h.deps.db, transfer.id)
     const jobs = await h.deps.db
       .selectFrom('jobs')
       .select(['kind', 'payload'])
@@ -304,6 +306,7 @@ describeEachDatabase('crypto sends on the devnet', (getDb, engine) => {
     if (!transfer) {
       throw new Error(`${asset} payment not confirmed by the watcher`)
     }
+    await waitCommittedTransfer(h.deps.db, transfer.id)
     return transfer
   }
 

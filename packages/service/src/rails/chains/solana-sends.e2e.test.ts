@@ -8,9 +8,9 @@ import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
 import { sendLamports, sendSplTransfer } from '../../testing/send-solana-transfer.js'
 import { fundSolanaTreasury, readSolanaTokenBalance } from '../../testing/solana-treasury.js'
+import { waitCommittedTransfer } from '../../testing/wait-committed-transfer.js'
 import { createRails } from '../create-rails.js'
 import type { ChainAsset, CryptoSend, IncomingTransfer, Rails } from '../types.js'
-import { selectIncomingTransfers } from './incoming-store.js'
 import { createJsonRpc } from './json-rpc.js'
 import { runSweepJob } from './run-sweep-job.js'
 
@@ -267,17 +267,8 @@ describeEachDatabase('Solana sends on the devnet', (getDb, engine) => {
     if (!transfer) {
       throw new Error(`${asset} deposit not confirmed by the watcher`)
     }
-    // Subscribers run inside the recording transaction, before its commit: on PostgreSQL a sweep
-    // started now could still read `seen` on another connection, and a sweep of a `seen` transfer
-    // does nothing. Wait for the commit.
-    for (let i = 0; i < 200; i++) {
-      const [row] = await selectIncomingTransfers(h.deps.db, { ids: [transfer.id] })
-      if (row?.status === 'confirmed') {
-        return transfer
-      }
-      await new Promise((r) => setTimeout(r, 20))
-    }
-    throw new Error(`${asset} deposit confirmed but not committed`)
+    await waitCommittedTransfer(h.deps.db, transfer.id)
+    return transfer
   }
 
   test('behavior: an SPL deposit is swept to the treasury once (the treasury pays the fee, the deposit key co-signs)', async () => {
