@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { expect, test } from 'vitest'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness } from '../testing/harness.js'
+import { createManualClock } from '../testing/manual-clock.js'
 import { summarizeStatements } from '../testing/statement-log.js'
 import { revokeApiKey } from './revoke-api-key.js'
 
@@ -35,7 +35,8 @@ describeEachDatabase(
     })
 
     test('edge: a revoked key stops working once its cache entry expires (the revocation bound)', async () => {
-      const h = await createHarness(getDb(), { settings: { apiKeyCacheTtlMs: 150 } })
+      const clock = createManualClock()
+      const h = await createHarness(getDb(), { clock, settings: { apiKeyCacheTtlMs: 2_000 } })
       expect((await h.request('/api/v1/balance')).status).toBe(200)
       const row = await h.deps.db
         .selectFrom('api_keys')
@@ -44,9 +45,10 @@ describeEachDatabase(
         .where('environment', '=', 'test')
         .executeTakeFirstOrThrow()
       await revokeApiKey(h.deps, { keyId: row.id })
-      // Within the bound the remembered key still answers; after it, the lookup sees the revocation.
+      // Within the bound the remembered key still answers; past it, the lookup sees the revocation.
+      clock.advance(1_999)
       expect((await h.request('/api/v1/balance')).status).toBe(200)
-      await sleep(200)
+      clock.advance(2)
       expect((await h.request('/api/v1/balance')).status).toBe(401)
     })
 

@@ -18,9 +18,14 @@ export const apiKeyCacheMax = 10_000
  * "Authentication"). Unknown keys are never remembered, so a new key works at once and a flood of
  * made-up keys cannot fill the cache with anything but lookups.
  */
-export function requireApiKey(deps: Pick<Deps, 'db' | 'settings'>): MiddlewareHandler<AppEnv> {
+export function requireApiKey(deps: Pick<Deps, 'db' | 'settings' | 'clock'>): MiddlewareHandler<AppEnv> {
   const ttl = deps.settings.apiKeyCacheTtlMs
-  const cache = ttl > 0 ? new LRUCache<string, ApiKeyAuth>({ max: apiKeyCacheMax, ttl }) : undefined
+  // The TTL runs on the service's clock, so it is the same time every other expiry uses.
+  const perf = { now: () => deps.clock.now().getTime() }
+  const cache =
+    ttl > 0
+      ? new LRUCache<string, ApiKeyAuth>({ max: apiKeyCacheMax, ttl, perf, ttlResolution: 0 })
+      : undefined
   return async (c, next) => {
     const key = c.req.header('x-api-key')
     if (!key) {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import { type AppOptions, createApp } from '../app.js'
 import { createApiKey } from '../auth/create-api-key.js'
 import type { Database } from '../db/database.js'
-import { createIdGenerator, type Deps, systemClock } from '../deps.js'
+import { type Clock, createIdGenerator, type Deps, systemClock } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
 import { createOutboundHttp } from '../http/create-outbound-http.js'
 import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
@@ -37,6 +37,8 @@ export async function createHarness(
   options: AppOptions & {
     rails?: (base: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>) => Rails
     settings?: Partial<ServiceSettings>
+    /** The service's clock (default the wall clock); a test that moves time passes a manual one. */
+    clock?: Clock
   } = {},
 ): Promise<Harness> {
   const logs: string[] = []
@@ -46,7 +48,12 @@ export async function createHarness(
       done()
     },
   })
-  const base = { db, clock: systemClock, ids: createIdGenerator(), logger: createLogger({ destination }) }
+  const base = {
+    db,
+    clock: options.clock ?? systemClock,
+    ids: createIdGenerator(),
+    logger: createLogger({ destination }),
+  }
   const deps: Deps = {
     ...base,
     rails: options.rails?.(base) ?? createRails(base),
