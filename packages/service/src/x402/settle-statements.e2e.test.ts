@@ -33,21 +33,25 @@ describeEachDatabase(
       const payer = fixture.devnet.wallets.find((w) => w.network === 'eip155:84532' && w.role === 'payer')
       payerKey = payer?.privateKey as Hex
     })
-    const settle = async () => {
+    const sign = async (key?: string) => {
       const res = await h.request('/api/v1/x402/requirements', {
         method: 'POST',
         json: { chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 },
+        ...(key ? { key } : {}),
       })
       const requirements = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
         .accepts[0] as PaymentRequirements
       const payload = await createEip3009Client({ account: privateKeyToAccount(payerKey) }).createPayload(
         requirements,
       )
-      const json = {
+      return {
         x402Version: 2,
         paymentPayload: { x402Version: 2, accepted: requirements, payload },
         paymentRequirements: requirements,
       }
+    }
+    const settle = async () => {
+      const json = await sign()
       statements.length = 0
       const settled = await h.request('/api/v1/x402/settle', { method: 'POST', json })
       expect(settled.status).toBe(201)
@@ -83,6 +87,25 @@ describeEachDatabase(
         .where('ledger_accounts.code', '=', 'platform:fees')
         .execute()
       expect(fees.map((f) => String(f.amount))).toEqual(['50', '50'])
+    })
+
+    test('behavior: concurrent settles of different payments to one merchant each credit once, in order', async () => {
+      const bodies = await Promise.all(Array.from({ length: 8 }, () => sign(h.b.testKey)))
+      const results = await Promise.all(
+        bodies.map((json) => h.request('/api/v1/x402/settle', { method: 'POST', json, key: h.b.testKey })),
+      )
+      expect(results.map((r) => r.status)).toEqual(Array(8).fill(201))
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+      const credits = await h.deps.db
+        .selectFrom('balance_transactions')
+        .select(['before_available', 'after_available'])
+        .where('merchant_id', '=', h.b.id)
+        .orderBy('after_available')
+        .execute()
+      // Each credit starts where another ended: no lost or interleaved counter update.
+      expect(credits.map((c) => [String(c.before_available), String(c.after_available)])).toEqual(
+        Array.from({ length: 8 }, (_, i) => [String(i * 9950), String((i + 1) * 9950)]),
+      )
     })
   },
   { onQuery: (sql) => statements.push(sql) },
