@@ -6,15 +6,17 @@
 // PostgreSQL too when BENCH_DATABASE_URL is set (in a private schema, dropped afterwards). The two
 // servers alternate in rounds (A B, B A, …) so a load change on the machine hits both alike; each side
 // also reports the process CPU time per settle (the facilitator, the service and PGlite all run in
-// this process; anvil does not), which load changes far less than latency. Writes
+// this process; anvil does not), which load changes far less than latency. Last, the merchant path
+// alone (a stub facilitator, no chain, no HTTP): CPU, database time and statements per settle. Writes
 // bench/results/x402-merchant.json.
+import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import type { PaymentRequirements } from '@tollgate/core'
+import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import { createFacilitatorApp, createMemorySettlementStore } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
@@ -31,7 +33,7 @@ import {
   systemClock,
 } from '@tollgate/service'
 import { Agent } from 'undici'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { openBenchDatabase } from './lib/bench-database.js'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
@@ -142,6 +144,11 @@ async function main() {
           console.log(label.padEnd(32), JSON.stringify(results[label]))
         }
       }
+      results[`${database.name}.merchant-path`] = await measureMerchantPath(deps, key, requirements, payers)
+      console.log(
+        `${database.name}.merchant-path`.padEnd(32),
+        JSON.stringify(results[`${database.name}.merchant-path`]),
+      )
       await service.close()
       await opened.close()
     }
@@ -178,6 +185,7 @@ async function main() {
         postgresC1: ratio('postgres', 1, (r) => r.cpuMsPerOp),
         postgresC16: ratio('postgres', 16, (r) => r.cpuMsPerOp),
       },
+      merchantPath: { pglite: results['pglite.merchant-path'], postgres: results['postgres.merchant-path'] },
       loadAverage: { start: loadAtStart, end: loadavg().map(round) },
     },
     results,
@@ -210,6 +218,80 @@ async function getRequirements(serviceUrl: string, key: string): Promise<Payment
     throw new Error('no requirements')
   }
   return first
+}
+
+/**
+ * The merchant API's own cost per settle, without the chain or HTTP: POST /x402/settle through
+ * `app.fetch` in process, one at a time, with a stub facilitator that answers success at once. Reports
+ * process CPU time, time inside database calls (Kysely's, so BEGIN and COMMIT are not counted as
+ * separate statements) and statements per settle: measures a loaded machine changes little.
+ */
+async function measureMerchantPath(
+  deps: Parameters<typeof createApp>[0],
+  key: string,
+  requirements: PaymentRequirements,
+  payers: PrivateKeyAccount[],
+) {
+  const started = new Map<unknown, number>()
+  const db = { ms: 0, statements: 0 }
+  const timed = deps.db.withPlugin({
+    transformQuery(args) {
+      started.set(args.queryId, performance.now())
+      return args.node
+    },
+    async transformResult(args) {
+      const t0 = started.get(args.queryId)
+      if (t0 !== undefined) {
+        db.ms += performance.now() - t0
+        db.statements += 1
+        started.delete(args.queryId)
+      }
+      return args.result
+    },
+  })
+  const stub: FacilitatorClient = {
+    verify: async () => ({ isValid: true }),
+    settle: async (request) => ({
+      success: true,
+      transaction: `0x${randomBytes(32).toString('hex')}`,
+      network: request.paymentRequirements.network,
+      payer: payers[0]?.address ?? '',
+    }),
+    getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+  }
+  const app = createApp(
+    { ...deps, db: timed },
+    { facilitator: stub, rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }) },
+  )
+  const ops = Number(process.env.BENCH_X402_PATH_OPS ?? 300)
+  const bodies = await signEip3009Bodies(payers, requirements, ops + 10)
+  const post = async (body: string) => {
+    const res = await app.fetch(
+      new Request('http://bench/api/v1/x402/settle', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body,
+      }),
+    )
+    if (res.status !== 201) {
+      throw new Error(`settle answered ${res.status}: ${await res.text()}`)
+    }
+  }
+  for (const body of bodies.slice(0, 10)) {
+    await post(body)
+  }
+  db.ms = 0
+  db.statements = 0
+  const cpu = process.cpuUsage()
+  const run = await runClosedLoop(bodies.slice(10), 1, post)
+  const used = process.cpuUsage(cpu)
+  return {
+    ops,
+    cpuMsPerOp: round((used.user + used.system) / 1000 / ops),
+    dbMsPerOp: round(db.ms / ops),
+    statementsPerOp: round(db.statements / ops),
+    latencyMs: summarize(run.latenciesMs),
+  }
 }
 
 async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {
