@@ -3,13 +3,20 @@
 // what the merchant API adds (auth, payTo ownership, the x402_transactions row and the ledger credit
 // in one database transaction). Concurrency 1 and 16, every payment freshly signed by one of 16
 // payers (never a replayed request). Database: PGlite in memory (what `npm start` uses), and
-// PostgreSQL too when BENCH_DATABASE_URL is set. Writes bench/results/x402-merchant.json.
+// PostgreSQL too when BENCH_DATABASE_URL is set (in a private schema, dropped afterwards). The two
+// servers alternate in rounds (A B, B A, …) so a load change on the machine hits both alike; each side
+// also reports the process CPU time per settle (the facilitator, the service and PGlite all run in
+// this process; anvil does not), which load changes far less than latency. Last, the merchant path
+// alone (a stub facilitator, no chain, no HTTP): CPU, database time and statements per settle. Writes
+// bench/results/x402-merchant.json.
+import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
+import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import type { PaymentRequirements } from '@tollgate/core'
+import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import { createFacilitatorApp, createMemorySettlementStore } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
@@ -26,12 +33,14 @@ import {
   systemClock,
 } from '@tollgate/service'
 import { Agent } from 'undici'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { openBenchDatabase } from './lib/bench-database.js'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const BASE = 'eip155:84532'
+const ROUNDS = Number(process.env.BENCH_X402_ROUNDS ?? 4)
 const OPS: Record<number, number> = {
   1: Number(process.env.BENCH_X402_OPS_C1 ?? 60),
   16: Number(process.env.BENCH_X402_OPS_C16 ?? 320),
@@ -39,6 +48,7 @@ const OPS: Record<number, number> = {
 const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
 
 async function main() {
+  const loadAtStart = loadavg().map(round)
   const devnet = await startDevnet({
     solana: false,
     evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
@@ -58,7 +68,9 @@ async function main() {
       ...(process.env.BENCH_DATABASE_URL ? [{ name: 'postgres', url: process.env.BENCH_DATABASE_URL }] : []),
     ]
     for (const database of databases) {
-      const opened = await openDatabase({ databaseUrl: database.url })
+      const opened = database.url
+        ? await openBenchDatabase('postgres', { postgresUrl: database.url, poolSize: 20 })
+        : await openDatabase({})
       const base = {
         db: opened.db,
         clock: systemClock,
@@ -79,35 +91,64 @@ async function main() {
         }).fetch,
       )
       const requirements = await getRequirements(service.url, key)
+      const sides = [
+        { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
+        { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
+      ] as const
+      // Warm-up, not measured: the merchant's ledger accounts are created by its first credit.
+      for (const side of sides) {
+        const warm = await signEip3009Bodies(payers, requirements, 4)
+        await runClosedLoop(warm, 1, (body) => settle(side.url, side.headers, body).then(() => undefined))
+      }
       for (const concurrency of [1, 16]) {
-        for (const [name, url, headers] of [
-          ['facilitator', `${bare.url}/settle`, {}],
-          ['merchant-api', `${service.url}/api/v1/x402/settle`, { 'x-api-key': key }],
-        ] as const) {
-          const bodies = await signEip3009Bodies(payers, requirements, OPS[concurrency] ?? 16)
-          let failures = 0
-          const run = await runClosedLoop(bodies, concurrency, async (body) => {
-            const res = await fetch(url, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', ...headers },
-              body,
-              dispatcher,
-            } as RequestInit)
-            const text = await res.text()
-            if (res.status >= 300 || !text.includes('"success":true')) {
-              failures += 1
+        const perRound = Math.ceil((OPS[concurrency] ?? 16) / ROUNDS)
+        const totals = new Map(
+          sides.map((side) => [
+            side.name,
+            { latenciesMs: [] as number[], seconds: 0, cpuMs: 0, failures: 0 },
+          ]),
+        )
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+            const total = totals.get(side.name)
+            if (!total) {
+              continue
             }
-          })
-          const label = `${database.name}.${name}.c${concurrency}`
+            const bodies = await signEip3009Bodies(payers, requirements, perRound)
+            const cpu = process.cpuUsage()
+            const run = await runClosedLoop(bodies, concurrency, async (body) => {
+              if (!(await settle(side.url, side.headers, body))) {
+                total.failures += 1
+              }
+            })
+            const used = process.cpuUsage(cpu)
+            total.cpuMs += (used.user + used.system) / 1000
+            total.seconds += run.seconds
+            total.latenciesMs.push(...run.latenciesMs)
+          }
+        }
+        for (const side of sides) {
+          const total = totals.get(side.name)
+          if (!total) {
+            continue
+          }
+          const ops = total.latenciesMs.length
+          const label = `${database.name}.${side.name}.c${concurrency}`
           results[label] = {
-            ops: bodies.length,
-            failures,
-            opsPerSecond: round(bodies.length / run.seconds),
-            latencyMs: summarize(run.latenciesMs),
+            ops,
+            failures: total.failures,
+            opsPerSecond: round(ops / total.seconds),
+            cpuMsPerOp: round(total.cpuMs / ops),
+            latencyMs: summarize(total.latenciesMs),
           }
           console.log(label.padEnd(32), JSON.stringify(results[label]))
         }
       }
+      results[`${database.name}.merchant-path`] = await measureMerchantPath(deps, key, requirements, payers)
+      console.log(
+        `${database.name}.merchant-path`.padEnd(32),
+        JSON.stringify(results[`${database.name}.merchant-path`]),
+      )
       await service.close()
       await opened.close()
     }
@@ -117,9 +158,12 @@ async function main() {
     await devnet.stop()
     await dispatcher.close()
   }
-  const ratio = (db: string, c: number) => {
-    const get = (n: string) =>
-      (results[`${db}.${n}.c${c}`] as { latencyMs: { p50: number } } | undefined)?.latencyMs.p50 ?? 0
+  type Result = { cpuMsPerOp: number; latencyMs: { p50: number } }
+  const ratio = (db: string, c: number, of: (r: Result) => number = (r) => r.latencyMs.p50) => {
+    const get = (n: string) => {
+      const result = results[`${db}.${n}.c${c}`] as Result | undefined
+      return result ? of(result) : 0
+    }
     return round(get('merchant-api') / Math.max(0.01, get('facilitator')))
   }
   const body = {
@@ -135,11 +179,31 @@ async function main() {
         postgresC1: ratio('postgres', 1),
         postgresC16: ratio('postgres', 16),
       },
+      cpuPerOpRatio: {
+        pgliteC1: ratio('pglite', 1, (r) => r.cpuMsPerOp),
+        pgliteC16: ratio('pglite', 16, (r) => r.cpuMsPerOp),
+        postgresC1: ratio('postgres', 1, (r) => r.cpuMsPerOp),
+        postgresC16: ratio('postgres', 16, (r) => r.cpuMsPerOp),
+      },
+      merchantPath: { pglite: results['pglite.merchant-path'], postgres: results['postgres.merchant-path'] },
+      loadAverage: { start: loadAtStart, end: loadavg().map(round) },
     },
     results,
   }
   await writeFile(join(here, 'results', 'x402-merchant.json'), `${JSON.stringify(body, null, 2)}\n`)
   console.log(JSON.stringify(body.summary))
+}
+
+/** One settle over HTTP; whether it answered a success. */
+async function settle(url: string, headers: Record<string, string>, body: string): Promise<boolean> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    dispatcher,
+  } as RequestInit)
+  const text = await res.text()
+  return res.status < 300 && text.includes('"success":true')
 }
 
 async function getRequirements(serviceUrl: string, key: string): Promise<PaymentRequirements> {
@@ -154,6 +218,80 @@ async function getRequirements(serviceUrl: string, key: string): Promise<Payment
     throw new Error('no requirements')
   }
   return first
+}
+
+/**
+ * The merchant API's own cost per settle, without the chain or HTTP: POST /x402/settle through
+ * `app.fetch` in process, one at a time, with a stub facilitator that answers success at once. Reports
+ * process CPU time, time inside database calls (Kysely's, so BEGIN and COMMIT are not counted as
+ * separate statements) and statements per settle: measures a loaded machine changes little.
+ */
+async function measureMerchantPath(
+  deps: Parameters<typeof createApp>[0],
+  key: string,
+  requirements: PaymentRequirements,
+  payers: PrivateKeyAccount[],
+) {
+  const started = new Map<unknown, number>()
+  const db = { ms: 0, statements: 0 }
+  const timed = deps.db.withPlugin({
+    transformQuery(args) {
+      started.set(args.queryId, performance.now())
+      return args.node
+    },
+    async transformResult(args) {
+      const t0 = started.get(args.queryId)
+      if (t0 !== undefined) {
+        db.ms += performance.now() - t0
+        db.statements += 1
+        started.delete(args.queryId)
+      }
+      return args.result
+    },
+  })
+  const stub: FacilitatorClient = {
+    verify: async () => ({ isValid: true }),
+    settle: async (request) => ({
+      success: true,
+      transaction: `0x${randomBytes(32).toString('hex')}`,
+      network: request.paymentRequirements.network,
+      payer: payers[0]?.address ?? '',
+    }),
+    getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+  }
+  const app = createApp(
+    { ...deps, db: timed },
+    { facilitator: stub, rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }) },
+  )
+  const ops = Number(process.env.BENCH_X402_PATH_OPS ?? 300)
+  const bodies = await signEip3009Bodies(payers, requirements, ops + 10)
+  const post = async (body: string) => {
+    const res = await app.fetch(
+      new Request('http://bench/api/v1/x402/settle', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body,
+      }),
+    )
+    if (res.status !== 201) {
+      throw new Error(`settle answered ${res.status}: ${await res.text()}`)
+    }
+  }
+  for (const body of bodies.slice(0, 10)) {
+    await post(body)
+  }
+  db.ms = 0
+  db.statements = 0
+  const cpu = process.cpuUsage()
+  const run = await runClosedLoop(bodies.slice(10), 1, post)
+  const used = process.cpuUsage(cpu)
+  return {
+    ops,
+    cpuMsPerOp: round((used.user + used.system) / 1000 / ops),
+    dbMsPerOp: round(db.ms / ops),
+    statementsPerOp: round(db.statements / ops),
+    latencyMs: summarize(run.latenciesMs),
+  }
 }
 
 async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {

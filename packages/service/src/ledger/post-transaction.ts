@@ -131,7 +131,8 @@ export function createPendingTransfer(
   return postTransaction(deps, { ...input, pending: true })
 }
 
-function assertValidInput(input: PostTransactionInput): void {
+/** Throws `validation_error` for input {@link postTransaction} refuses (key length, leg count, amounts, accounts). */
+export function assertValidInput(input: PostTransactionInput): void {
   const invalid = (message: string, param: string) =>
     new AppError('validation_error', { message: message, context: { param } })
   if (input.idempotencyKey.length === 0 || input.idempotencyKey.length > 255) {
@@ -158,7 +159,8 @@ function assertValidInput(input: PostTransactionInput): void {
   }
 }
 
-function hashInput(input: PostTransactionInput): string {
+/** The request hash stored with a ledger transaction, compared when its idempotency key is used again. */
+export function hashInput(input: PostTransactionInput): string {
   const canonical = {
     environment: input.environment,
     legs: input.legs.map((leg) => [leg.debit, leg.credit, leg.currency, leg.amount.toString()]),

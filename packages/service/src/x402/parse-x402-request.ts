@@ -5,6 +5,7 @@ import {
   normalizeFacilitatorRequest,
   toCaip2Network,
 } from '@tollgate/core'
+import { LRUCache } from 'lru-cache'
 import { getAddress, isAddress } from 'viem'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
@@ -22,6 +23,23 @@ export type MerchantX402Request = {
   custodied: boolean
 }
 
+/** Most payTo verdicts one {@link PayToCache} remembers; the least recently used is dropped beyond it. */
+export const payToCacheMax = 10_000
+
+/**
+ * Remembered payTo verdicts, by merchant, environment, network and address: `custodied` (the
+ * merchant's x402 deposit address) or `named` (a payTo it named in requirements). Only these are
+ * remembered because neither can stop being true: deposit addresses are never reassigned and payees
+ * are never removed. An unknown payTo is looked up every time, so one named a moment ago is accepted
+ * at once.
+ */
+export type PayToCache = LRUCache<string, 'custodied' | 'named'>
+
+/** A bounded {@link PayToCache}; the x402 routes own one. */
+export function createPayToCache(): PayToCache {
+  return new LRUCache({ max: payToCacheMax })
+}
+
 /**
  * Parses an x402 facilitator body (v1 or v2) and resolves its network and token through the chain
  * registry. `payToAllowed` is false when the payment goes to an address that is neither one of the
@@ -30,6 +48,7 @@ export type MerchantX402Request = {
 export async function parseX402Request(
   deps: Pick<Deps, 'db' | 'rails'>,
   input: { merchantId: string; environment: KeyEnvironment; body: unknown },
+  payToCache?: PayToCache,
 ): Promise<MerchantX402Request & { payToAllowed: boolean }> {
   const parsed = FacilitatorRequest.safeParse(input.body)
   if (!parsed.success) {
@@ -51,22 +70,11 @@ export async function parseX402Request(
     entry.family === 'evm' && isAddress(requirements.payTo)
       ? getAddress(requirements.payTo)
       : requirements.payTo
-  const own = await deps.rails.addresses.find(deps.db, {
-    environment: input.environment,
-    chain: entry.chain,
-    address: payTo,
-  })
-  const custodied = own?.merchantId === input.merchantId && own.purpose === 'x402'
-  const named = custodied
-    ? undefined
-    : await deps.db
-        .selectFrom('x402_payees')
-        .select('address')
-        .where('merchant_id', '=', input.merchantId)
-        .where('environment', '=', input.environment)
-        .where('network', '=', entry.network)
-        .where('address', '=', payTo)
-        .executeTakeFirst()
+  const cacheKey = [input.merchantId, input.environment, entry.network, payTo].join('|')
+  const verdict = payToCache?.get(cacheKey) ?? (await lookUpPayTo(deps, { ...input, entry, payTo }))
+  if (verdict !== undefined) {
+    payToCache?.set(cacheKey, verdict)
+  }
   return {
     request: parsed.data,
     normalized,
@@ -74,9 +82,32 @@ export async function parseX402Request(
     asset: { ...asset, address: asset.address },
     payTo,
     amount: BigInt(requirements.amount),
-    custodied,
-    payToAllowed: custodied || named !== undefined,
+    custodied: verdict === 'custodied',
+    payToAllowed: verdict !== undefined,
   }
+}
+
+async function lookUpPayTo(
+  deps: Pick<Deps, 'db' | 'rails'>,
+  input: { merchantId: string; environment: KeyEnvironment; entry: ChainEntry; payTo: string },
+): Promise<'custodied' | 'named' | undefined> {
+  const own = await deps.rails.addresses.find(deps.db, {
+    environment: input.environment,
+    chain: input.entry.chain,
+    address: input.payTo,
+  })
+  if (own?.merchantId === input.merchantId && own.purpose === 'x402') {
+    return 'custodied'
+  }
+  const named = await deps.db
+    .selectFrom('x402_payees')
+    .select('address')
+    .where('merchant_id', '=', input.merchantId)
+    .where('environment', '=', input.environment)
+    .where('network', '=', input.entry.network)
+    .where('address', '=', input.payTo)
+    .executeTakeFirst()
+  return named ? 'named' : undefined
 }
 
 function sameAddress(a: string, b: string): boolean {

@@ -15,6 +15,7 @@ import { chainNames } from '../reference/chains.js'
 import { buildRequirements } from './build-requirements.js'
 import { getX402Supported } from './get-x402-supported.js'
 import { getX402Transaction, listX402Transactions } from './list-x402-transactions.js'
+import { createPayToCache } from './parse-x402-request.js'
 import { FacilitatorBody, RequirementsBody, VerifyData, X402Transaction } from './schemas.js'
 import { settleX402 } from './settle-x402.js'
 import { verifyX402 } from './verify-x402.js'
@@ -136,6 +137,7 @@ export function createX402Routes(deps: Deps, facilitator: FacilitatorClient | un
     }
     return facilitator
   }
+  const payToCache = createPayToCache()
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(routes.requirements, async (c) => {
       const { merchantId, environment } = c.get('auth')
@@ -148,16 +150,14 @@ export function createX402Routes(deps: Deps, facilitator: FacilitatorClient | un
     })
     .openapi(routes.verify, async (c) => {
       const { merchantId, environment } = c.get('auth')
-      const data = await verifyX402(deps, need(), { merchantId, environment, body: c.req.valid('json') })
+      const body = c.req.valid('json')
+      const data = await verifyX402(deps, need(), { merchantId, environment, body }, payToCache)
       return c.json(createEnvelope(data, data.isValid ? 'Payment is valid' : 'Payment is invalid'), 201)
     })
     .openapi(routes.settle, async (c) => {
       const { merchantId, environment } = c.get('auth')
-      const transaction = await settleX402(deps, need(), {
-        merchantId,
-        environment,
-        body: c.req.valid('json'),
-      })
+      const body = c.req.valid('json')
+      const transaction = await settleX402(deps, need(), { merchantId, environment, body }, payToCache)
       return c.json(createEnvelope(transaction, 'Payment settled'), 201)
     })
     .openapi(routes.supported, async (c) => {

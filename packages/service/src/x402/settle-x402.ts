@@ -1,15 +1,19 @@
 import { AppError, type FacilitatorClient, REASONS } from '@tollgate/core'
+import { type Selectable, sql } from 'kysely'
 import { inTransaction } from '../db/in-transaction.js'
+import type { X402TransactionsTable } from '../db/schema/x402.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import { custodyAccount, merchantAccount } from '../ledger/chart-of-accounts.js'
 import { type LedgerCurrency, ledgerCurrencies } from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
+import type { PostTransactionInput } from '../ledger/post-transaction.js'
 import { postTransaction } from '../ledger/post-transaction.js'
+import { isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import type { Db } from '../rails/types.js'
 import { toX402Transaction } from './list-x402-transactions.js'
-import { type MerchantX402Request, parseX402Request } from './parse-x402-request.js'
+import { type MerchantX402Request, type PayToCache, parseX402Request } from './parse-x402-request.js'
 import type { X402Transaction } from './schemas.js'
 
 type SettleInput = { merchantId: string; environment: KeyEnvironment; body: unknown }
@@ -24,8 +28,9 @@ export async function settleX402(
   deps: Pick<Deps, 'db' | 'rails' | 'ids' | 'clock' | 'settings'>,
   facilitator: FacilitatorClient,
   input: SettleInput,
+  payToCache?: PayToCache,
 ): Promise<X402Transaction> {
-  const parsed = await parseX402Request(deps, input)
+  const parsed = await parseX402Request(deps, input, payToCache)
   if (!parsed.payToAllowed) {
     throw new AppError('pay_to_not_allowed', {
       message: `payTo ${parsed.payTo} is not one of this merchant's x402 addresses`,
@@ -47,42 +52,100 @@ export async function settleX402(
   const currency = parsed.custodied ? parsed.asset.ledgerCurrency : null
   const split = currency ? splitFee(deps, parsed, currency) : { gross: 0n, fee: 0n }
   const legs = currency ? toLegs(parsed, input.merchantId, currency, split) : []
+  const record = {
+    ...input,
+    parsed,
+    txHash: result.transaction,
+    status: pending ? ('pending' as const) : ('confirmed' as const),
+    payer,
+    amlCheck,
+    fee: currency ? fromLedgerUnits(split.fee, ledgerCurrencies[currency], parsed.asset.decimals) : 0n,
+    credited: legs.length > 0,
+  }
+  const posting = (rowId: string): Omit<PostTransactionInput, 'legs'> => ({
+    environment: input.environment,
+    idempotencyKey: `x402:${parsed.entry.network}:${result.transaction}`,
+    source: 'x402',
+    sourceId: rowId,
+    reference: result.transaction,
+    description: `x402 payment on ${parsed.entry.chain}`,
+    txHash: result.transaction,
+  })
+  const inserted = await insertSettlement(deps, { record, legs, posting })
+  if (inserted) {
+    return toX402Transaction(deps, inserted)
+  }
+  // The transaction is already recorded: a repeated or concurrent settle of the same payment, or a
+  // pending one that may now be confirmed. Rare, so it takes the row lock and posts step by step.
   if (legs.length > 0) {
-    const refs = legs.flatMap((leg) => [
-      { code: leg.debit, currency: leg.currency },
-      { code: leg.credit, currency: leg.currency },
-    ])
-    await ensureLedgerAccounts(deps, { environment: input.environment, refs })
+    await ensureLedgerAccounts(deps, { environment: input.environment, refs: toRefs(legs) })
   }
   return inTransaction(deps.db, async (trx) => {
-    const row = await recordTransaction(trx, deps, {
-      ...input,
-      parsed,
-      txHash: result.transaction,
-      status: pending ? 'pending' : 'confirmed',
-      payer,
-      amlCheck,
-      fee: currency ? fromLedgerUnits(split.fee, ledgerCurrencies[currency], parsed.asset.decimals) : 0n,
-      credited: legs.length > 0,
-    })
+    const row = await recordTransaction(trx, deps, record)
     // A row first recorded as pending is credited by the settle call that finds it confirmed.
     if (row.status === 'confirmed' && row.credited && legs.length > 0) {
-      await postTransaction(
-        { ...deps, db: trx },
-        {
-          environment: input.environment,
-          idempotencyKey: `x402:${parsed.entry.network}:${row.tx_hash}`,
-          legs,
-          source: 'x402',
-          sourceId: row.id,
-          reference: row.tx_hash,
-          description: `x402 payment on ${parsed.entry.chain}`,
-          txHash: row.tx_hash,
-        },
-      )
+      await postTransaction({ ...deps, db: trx }, { ...posting(row.id), legs })
     }
     return toX402Transaction(deps, row)
   })
+}
+
+type SettlementRecord = SettleInput & {
+  parsed: MerchantX402Request
+  txHash: string
+  status: 'pending' | 'confirmed'
+  payer: string | null
+  amlCheck: string
+  fee: bigint
+  credited: boolean
+}
+
+/**
+ * The common case, one statement: inserts the x402 transaction and, when it is confirmed and paid
+ * to a custodied address, posts its ledger credit in the same statement (all or nothing). Returns
+ * undefined, having written nothing, when the transaction is already recorded. The first credit of
+ * a merchant in a currency creates its ledger accounts and runs the statement again.
+ */
+async function insertSettlement(
+  deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
+  input: {
+    record: SettlementRecord
+    legs: LedgerLeg[]
+    posting: (rowId: string) => Omit<PostTransactionInput, 'legs'>
+  },
+): Promise<Selectable<X402TransactionsTable> | undefined> {
+  const { record, legs } = input
+  const values = toRowValues(deps, record)
+  const insert = deps.db
+    .insertInto('x402_transactions')
+    .values(values)
+    .onConflict((oc) => oc.columns(['environment', 'network', 'tx_hash']).doNothing())
+    .returningAll()
+  if (record.status !== 'confirmed' || legs.length === 0) {
+    return insert.executeTakeFirst()
+  }
+  const run = async () => {
+    const { ctes } = toPostingCtes(deps, { ...input.posting(values.id), legs, gate: 'x402_row' })
+    const { rows } = await sql<Selectable<X402TransactionsTable>>`with x402_row as (${insert}), ${ctes}
+      select * from x402_row`.execute(deps.db)
+    return rows[0]
+  }
+  try {
+    return await run()
+  } catch (error) {
+    if (!isMissingLedgerAccount(error)) {
+      throw error
+    }
+    await ensureLedgerAccounts(deps, { environment: record.environment, refs: toRefs(legs) })
+    return run()
+  }
+}
+
+function toRefs(legs: LedgerLeg[]) {
+  return legs.flatMap((leg) => [
+    { code: leg.debit, currency: leg.currency },
+    { code: leg.credit, currency: leg.currency },
+  ])
 }
 
 /** Gross amount and fee of a credited payment in the ledger currency's minor units (fee half-up once). */
@@ -116,51 +179,45 @@ function fromLedgerUnits(amount: bigint, ledgerScale: number, decimals: number):
   return rescale(amount, ledgerScale, decimals)
 }
 
-async function recordTransaction(
-  trx: Db,
-  deps: Pick<Deps, 'ids' | 'clock'>,
-  input: SettleInput & {
-    parsed: MerchantX402Request
-    txHash: string
-    status: 'pending' | 'confirmed'
-    payer: string | null
-    amlCheck: string
-    fee: bigint
-    credited: boolean
-  },
-) {
+function toRowValues(deps: Pick<Deps, 'ids' | 'clock'>, input: SettlementRecord) {
   const { parsed } = input
   const resource = parsed.normalized.paymentPayload.resource
+  return {
+    id: deps.ids.create('x4t'),
+    merchant_id: input.merchantId,
+    environment: input.environment,
+    scheme: parsed.normalized.paymentPayload.accepted.scheme,
+    network: parsed.entry.network,
+    chain: parsed.entry.chain,
+    asset: parsed.asset.symbol,
+    asset_address: parsed.asset.address,
+    tx_hash: input.txHash,
+    status: input.status,
+    aml_check: input.amlCheck,
+    error_reason: null,
+    resource: resource?.url ?? null,
+    description: resource?.description ?? null,
+    payer: input.payer,
+    pay_to: parsed.payTo,
+    amount: parsed.amount,
+    fee: input.fee,
+    credited: input.credited,
+    block_number: null,
+    created_at: deps.clock.now(),
+  }
+}
+
+async function recordTransaction(trx: Db, deps: Pick<Deps, 'ids' | 'clock'>, input: SettlementRecord) {
+  const { parsed } = input
   const written = await trx
     .insertInto('x402_transactions')
-    .values({
-      id: deps.ids.create('x4t'),
-      merchant_id: input.merchantId,
-      environment: input.environment,
-      scheme: parsed.normalized.paymentPayload.accepted.scheme,
-      network: parsed.entry.network,
-      chain: parsed.entry.chain,
-      asset: parsed.asset.symbol,
-      asset_address: parsed.asset.address,
-      tx_hash: input.txHash,
-      status: input.status,
-      aml_check: input.amlCheck,
-      error_reason: null,
-      resource: resource?.url ?? null,
-      description: resource?.description ?? null,
-      payer: input.payer,
-      pay_to: parsed.payTo,
-      amount: parsed.amount,
-      fee: input.fee,
-      credited: input.credited,
-      block_number: null,
-      created_at: deps.clock.now(),
-    })
+    .values(toRowValues(deps, input))
     .onConflict((oc) =>
       oc
         .columns(['environment', 'network', 'tx_hash'])
         .doUpdateSet({ status: input.status })
-        .where('x402_transactions.status', '=', 'pending'),
+        .where('x402_transactions.status', '=', 'pending')
+        .where('x402_transactions.merchant_id', '=', input.merchantId),
     )
     .returningAll()
     .executeTakeFirst()

@@ -1,7 +1,7 @@
 import { type FacilitatorClient, formatAtomicAmount } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
-import { parseX402Request } from './parse-x402-request.js'
+import { type PayToCache, parseX402Request } from './parse-x402-request.js'
 
 /** Reason given when a payment's payTo is not the merchant's (ours: the x402 reasons have none for it). */
 export const payToNotAllowedReason = 'invalid_pay_to_not_merchant_address'
@@ -52,8 +52,9 @@ export async function verifyX402(
   deps: Pick<Deps, 'db' | 'rails'>,
   facilitator: FacilitatorClient,
   input: { merchantId: string; environment: KeyEnvironment; body: unknown },
+  payToCache?: PayToCache,
 ) {
-  const parsed = await parseX402Request(deps, input)
+  const parsed = await parseX402Request(deps, input, payToCache)
   const verdict = parsed.payToAllowed
     ? await facilitator.verify(parsed.request)
     : { isValid: false, invalidReason: payToNotAllowedReason, payer: undefined }
