@@ -43,7 +43,7 @@ import {
   systemClock,
 } from '@tollgate/service'
 import autocannon from 'autocannon'
-import type { KyselyPlugin, RootOperationNode } from 'kysely'
+import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely'
 import { type Address, createPublicClient, erc20Abi, http } from 'viem'
 
 import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
@@ -312,6 +312,7 @@ async function benchCryptoPayouts(engine: Engine) {
       anvilCpu: await processCpuSeconds(Object.values(devnet.evm?.pids ?? {})[0] ?? 0),
     }
     const profiler = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
+    const waits = engine === 'postgres' ? sampleLockWaits(opened.db) : undefined
     const cpu0 = process.cpuUsage()
     const started = performance.now()
     const answers = await Promise.all(Array.from({ length: cryptoPayouts }, post))
@@ -323,6 +324,7 @@ async function benchCryptoPayouts(engine: Engine) {
     const final = await waitForFinal(opened.db, cryptoPayouts + warmUp)
     const seconds = (performance.now() - started) / 1000
     const cpu = process.cpuUsage(cpu0)
+    const lockWaits = await waits?.stop()
     await profiler?.stop(process.env.BENCH_CPU_PROFILE ?? '')
     const anvilCpu =
       (await processCpuSeconds(Object.values(devnet.evm?.pids ?? {})[0] ?? 0)) - before.anvilCpu
@@ -352,6 +354,9 @@ async function benchCryptoPayouts(engine: Engine) {
         expectedUsdc: String(cryptoPayouts),
       },
       statementsPerPayout: round(statementsPerPayout),
+      // Mean over 100 ms samples of the measured window: the service's connections in a statement or
+      // transaction, and how many of them wait for a row lock another transaction holds.
+      ...(lockWaits ? { connections: lockWaits } : {}),
       serviceCpuMsPerPayout: round((cpu.user + cpu.system) / 1000 / cryptoPayouts),
       anvilCpuMsPerPayout: round((anvilCpu * 1000) / cryptoPayouts),
       loadAverage: loadavg().map(round),
@@ -394,6 +399,33 @@ async function waitForFinal(db: Deps['db'], expected: number) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   return final
+}
+
+// Samples pg_stat_activity every 100 ms (PostgreSQL only) until stopped.
+function sampleLockWaits(db: Deps['db']) {
+  const samples: { busy: number; waitingForLock: number }[] = []
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await sql<{ busy: string; waiting: string }>`
+        select count(*) filter (where state <> 'idle') as busy,
+               count(*) filter (where wait_event_type = 'Lock') as waiting
+        from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
+      `.execute(db)
+      samples.push({ busy: Number(rows[0]?.busy ?? 0), waitingForLock: Number(rows[0]?.waiting ?? 0) })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      const mean = (f: (x: (typeof samples)[number]) => number) =>
+        round(samples.reduce((sum, x) => sum + f(x), 0) / Math.max(1, samples.length))
+      return { busy: mean((x) => x.busy), waitingForLock: mean((x) => x.waitingForLock) }
+    },
+  }
 }
 
 // A CPU profile of the measured window only (BENCH_CPU_PROFILE=file.cpuprofile), for Chrome DevTools.
