@@ -3,6 +3,7 @@ import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet, usdcLikeAbi } from
 import { type Address, createPublicClient, http } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { getBalances } from '../ledger/get-balances.js'
 import { setPayoutDailyLimit } from '../merchants/verify-merchant.js'
 import { createRails } from '../rails/create-rails.js'
@@ -113,6 +114,71 @@ describeEachDatabase('payouts on the devnet', (getDb, engine) => {
     expect(final.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(await usdcBalanceOf(to)).toBe(12_500_000n)
     expect((await usdcBalance())?.available).toBe((before?.available ?? 0n) - 12_600_000n)
+  })
+
+  test('behavior: 100 concurrent payouts through the fee-payer pool all succeed, each paid once on-chain with a nonce of its own', async () => {
+    const client = createPublicClient({ transport: http(devnet.networks[BASE]?.rpcUrl) })
+    const feePayers = rails.crypto.getTreasury('test', 'base')?.feePayers ?? []
+    const noncesOf = () =>
+      Promise.all(
+        feePayers.map((address) =>
+          client.getTransactionCount({ address: address as Address, blockTag: 'latest' }),
+        ),
+      )
+    const to = privateKeyToAddress(generatePrivateKey())
+    const saved = await h.request('/api/v1/recipients', {
+      method: 'POST',
+      json: { type: 'crypto_address', details: { chain: 'base', address: to } },
+    })
+    const recipientId = ((await saved.json()) as { data: { id: string } }).data.id
+    const before = { balance: await usdcBalance(), nonces: await noncesOf() }
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        h.request('/api/v1/payouts', {
+          method: 'POST',
+          json: { currency: 'USDC', recipientId, amount: '1' },
+        }),
+      ),
+    )
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 201))
+    const ids = await Promise.all(
+      answers.map(async (res) => ((await res.json()) as { data: Payout }).data.id),
+    )
+    let rows: { id: string; status: string; tx_hash: string | null }[] = []
+    for (let i = 0; i < 1200; i++) {
+      rows = await h.deps.db
+        .selectFrom('payouts')
+        .select(['id', 'status', 'tx_hash'])
+        .where('id', 'in', ids)
+        .execute()
+      if (rows.every((r) => r.status === 'success' || r.status === 'failed')) {
+        break
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(rows.filter((r) => r.status !== 'success')).toEqual([])
+    // Counted on-chain: 100 distinct transactions, each from a pool key with a nonce no other used,
+    // the pool's nonces moved by exactly 100, and the recipient got 100 USDC.
+    const hashes = new Set(rows.map((r) => r.tx_hash))
+    expect(hashes.size).toBe(100)
+    const transactions = await Promise.all(
+      [...hashes].map((hash) => client.getTransaction({ hash: hash as `0x${string}` })),
+    )
+    const pool = feePayers.map((a) => a.toLowerCase())
+    expect(transactions.every((t) => pool.includes(t.from.toLowerCase()))).toBe(true)
+    expect(new Set(transactions.map((t) => `${t.from}:${t.nonce}`)).size).toBe(100)
+    const nonces = await noncesOf()
+    expect(nonces.reduce((sum, n, i) => sum + n - (before.nonces[i] ?? 0), 0)).toBe(100)
+    expect(await usdcBalanceOf(to)).toBe(100_000_000n)
+    // One send per payout, and the ledger posted amount + fee of each.
+    const sends = await h.deps.db
+      .selectFrom('crypto_sends')
+      .select('idempotency_key')
+      .where('idempotency_key', 'in', ids)
+      .execute()
+    expect(sends).toHaveLength(100)
+    expect((await usdcBalance())?.available).toBe((before.balance?.available ?? 0n) - 110_000_000n)
+    expect(await checkLedgerInvariants(h.deps)).toEqual([])
   })
 
   test('behavior: a send the chain refuses (more than the treasury holds) fails the payout and voids the reserve', async () => {

@@ -17,12 +17,13 @@ export type PayoutOutcome =
  * Records a provider's answer about a payout in `db` (the caller's transaction when a rail delivers a
  * callback): success posts the ledger reservation, failure voids it and gives back the daily limit;
  * each emits its event. A payout already final is left alone, so repeated answers are harmless.
- * Returns the payout afterwards, or undefined for an id that is not a payout.
+ * Returns the payout afterwards, or undefined for an id that is not a payout (or, with `onlyFrom`,
+ * a payout that was not in that state: nothing is changed then).
  */
 export async function settlePayout(
   db: Db,
   deps: Pick<Deps, 'ids' | 'clock' | 'settings'>,
-  input: { payoutId: string; outcome: PayoutOutcome },
+  input: { payoutId: string; outcome: PayoutOutcome; onlyFrom?: 'pending' },
 ): Promise<PayoutRow | undefined> {
   return inTransaction(db, async (trx) => {
     const payout = await trx
@@ -31,6 +32,9 @@ export async function settlePayout(
       .where('id', '=', input.payoutId)
       .forUpdate()
       .executeTakeFirst()
+    if (input.onlyFrom !== undefined && payout?.status !== input.onlyFrom) {
+      return undefined
+    }
     if (!payout || payout.status === 'success' || payout.status === 'failed') {
       return payout
     }
@@ -56,20 +60,6 @@ export async function settlePayout(
     if (ledgerTransactionId === null) {
       throw new AppError('internal_error', { message: `payout ${payout.id} has no ledger reservation` })
     }
-    const ledger = { db: trx, ids: deps.ids, clock: deps.clock }
-    const target = { environment: payout.environment, transactionId: ledgerTransactionId }
-    if (outcome.status === 'success') {
-      await postPendingTransaction(ledger, target)
-    } else {
-      await voidPendingTransaction(ledger, target)
-      await trx
-        .updateTable('payout_daily_usage')
-        .set((eb) => ({ used: eb('used', '-', payout.usd_equivalent) }))
-        .where('merchant_id', '=', payout.merchant_id)
-        .where('environment', '=', payout.environment)
-        .where('day', '=', payout.usage_day)
-        .execute()
-    }
     const updated = await trx
       .updateTable('payouts')
       .set({
@@ -88,6 +78,23 @@ export async function settlePayout(
       updated,
       outcome.status === 'success' ? 'payout.success' : 'payout.failed',
     )
+    // The merchant's daily-usage row and ledger account are the rows every payout of the merchant
+    // locks: touched last (in the order createPayout locks them: usage, then accounts), so they are
+    // held only until the commit right after.
+    const ledger = { db: trx, ids: deps.ids, clock: deps.clock }
+    const target = { environment: payout.environment, transactionId: ledgerTransactionId }
+    if (outcome.status === 'success') {
+      await postPendingTransaction(ledger, target)
+    } else {
+      await trx
+        .updateTable('payout_daily_usage')
+        .set((eb) => ({ used: eb('used', '-', payout.usd_equivalent) }))
+        .where('merchant_id', '=', payout.merchant_id)
+        .where('environment', '=', payout.environment)
+        .where('day', '=', payout.usage_day)
+        .execute()
+      await voidPendingTransaction(ledger, target)
+    }
     return updated
   })
 }

@@ -1,5 +1,4 @@
 import { isAppError } from '@tollgate/core'
-import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import { enqueueJob } from '../jobs/enqueue-job.js'
 import { ledgerCurrencies } from '../ledger/ledger-currencies.js'
@@ -15,16 +14,10 @@ import { type PayoutOutcome, settlePayout } from './settle-payout.js'
  * payout is never paid twice. Returns the payout afterwards (undefined when it was not pending).
  */
 export async function submitPayout(deps: Deps, input: { payoutId: string }): Promise<PayoutRow | undefined> {
-  const marked = await inTransaction(deps.db, async (trx) => {
-    const pending = await trx
-      .selectFrom('payouts')
-      .select('id')
-      .where('id', '=', input.payoutId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst()
-    return pending
-      ? settlePayout(trx, deps, { payoutId: pending.id, outcome: { status: 'processing' } })
-      : undefined
+  const marked = await settlePayout(deps.db, deps, {
+    payoutId: input.payoutId,
+    outcome: { status: 'processing' },
+    onlyFrom: 'pending',
   })
   if (marked?.status !== 'processing') {
     return marked
@@ -104,7 +97,28 @@ async function sendToProvider(
       return payout
     }
   }
+  if (outcome.status === 'processing') {
+    return recordProcessing(deps, payout, outcome.txHash)
+  }
   return settlePayout(deps.db, deps, { payoutId: payout.id, outcome })
+}
+
+// The provider has the payout and no final answer yet (a crypto send with its first hash): only the
+// hash changes, with no event and no ledger work, so one conditional statement does instead of a
+// locking transaction. A payout settled meanwhile is returned as it stands.
+async function recordProcessing(
+  deps: Deps,
+  payout: PayoutRow,
+  txHash: string | null | undefined,
+): Promise<PayoutRow | undefined> {
+  const updated = await deps.db
+    .updateTable('payouts')
+    .set({ tx_hash: txHash ?? payout.tx_hash, updated_at: deps.clock.now() })
+    .where('id', '=', payout.id)
+    .where('status', '=', 'processing')
+    .returningAll()
+    .executeTakeFirst()
+  return updated ?? deps.db.selectFrom('payouts').selectAll().where('id', '=', payout.id).executeTakeFirst()
 }
 
 // Provider calls are idempotent on the payout id: calling again returns the transfer already made.

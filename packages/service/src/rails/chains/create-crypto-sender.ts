@@ -183,6 +183,7 @@ export function createCryptoSender(
           await handler(trx, toCryptoSend(row))
         }
       }
+      return row
     })
 
   // A drive that gave up hands its lease back, so the resumer takes the send again at its next turn
@@ -196,10 +197,11 @@ export function createCryptoSender(
       .where('lease_owner', '=', processId)
       .execute()
 
-  const keep = (id: string, task: Promise<void>) => {
+  const keep = (id: string, task: Promise<unknown>) => {
     own(id)
     let failed = false
-    const tracked = task
+    const tracked: Promise<void> = task
+      .then(() => undefined)
       .catch((error: unknown) => {
         failed = true
         if (!stopped) {
@@ -337,7 +339,8 @@ export function createCryptoSender(
     }
   }
 
-  const broadcast = async (row: SendRow) => {
+  // Returns the send's row as this call last wrote it (undefined when it does not know: load it).
+  const broadcast = async (row: SendRow): Promise<SendRow | undefined> => {
     const entry = options.chains.getByNetwork(row.environment, row.network)
     const asset = options.chains.findAsset(row.environment, row.chain as ChainName, row.asset)
     const solana = options.solana?.(row.network)
@@ -346,24 +349,23 @@ export function createCryptoSender(
       await new Promise<void>((resolve) => {
         void keep(row.id, driveSolana(row, solana, asset, resolve)).finally(resolve)
       })
-      return
+      return undefined
     }
     const sender = options.evm(row.network)
     if (!entry?.hasNode || !sender || !asset) {
       // Sandbox chains without a node: the send is simulated and final at once.
-      await settle(row.id, {
+      return settle(row.id, {
         status: 'confirmed',
         txHash: `sim_${randomBytes(16).toString('hex')}`,
         reason: null,
       })
-      return
     }
-    let recorded = false
+    let recorded: SendRow | undefined
     try {
       const owner = row.source_address_id ? await options.depositKeyOf(row.source_address_id) : undefined
       const transfer = { id: row.id, asset, to: row.to_address, amount: BigInt(row.amount) }
       const hash = await sender.broadcast(owner ? { ...transfer, owner } : transfer, async (h) => {
-        await deps.db
+        recorded = await deps.db
           .updateTable('crypto_sends')
           .set({
             tx_hash: h,
@@ -371,10 +373,11 @@ export function createCryptoSender(
             updated_at: deps.clock.now(),
           })
           .where('id', '=', row.id)
-          .execute()
-        recorded = true
+          .returningAll()
+          .executeTakeFirstOrThrow()
       })
       track(row.id, sender, [hash])
+      return recorded
     } catch (error) {
       if (recorded) {
         // A hash may be out there: never guess, keep waiting for it.
@@ -384,10 +387,10 @@ export function createCryptoSender(
           .where('id', '=', row.id)
           .executeTakeFirstOrThrow()
         track(row.id, sender, current.tx_hashes as Hash[])
-        return
+        return undefined
       }
       const reason = error instanceof Error ? error.message.slice(0, 500) : String(error)
-      await settle(row.id, { status: 'failed', txHash: null, reason })
+      return settle(row.id, { status: 'failed', txHash: null, reason })
     }
   }
 
@@ -458,16 +461,18 @@ export function createCryptoSender(
       .onConflict((oc) => oc.columns(['environment', 'idempotency_key']).doNothing())
       .returningAll()
       .executeTakeFirst()
+    let latest: SendRow | undefined
     if (inserted) {
       // Owned while it is broadcast, so this process's own resumer never picks it up meanwhile.
       own(inserted.id)
       try {
-        await broadcast(inserted)
+        latest = await broadcast(inserted)
       } finally {
         disown(inserted.id)
       }
     }
-    const row = await load(input.environment, input.idempotencyKey)
+    // The row as the broadcast left it (pending with its first hash, or already final), else read.
+    const row = latest ?? (await load(input.environment, input.idempotencyKey))
     if (!row) {
       throw new AppError('internal_error', { message: 'crypto send lost its row' })
     }
