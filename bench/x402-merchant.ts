@@ -8,7 +8,10 @@
 // also reports the process CPU time per settle (the facilitator, the service and PGlite all run in
 // this process; anvil does not), which load changes far less than latency. Last, the merchant path
 // alone (a stub facilitator, no chain, no HTTP): CPU, database time and statements per settle. Writes
-// bench/results/x402-merchant.json.
+// bench/results/x402-merchant.json. BENCH_X402_STORE=database puts the facilitator's settlement store
+// in the service's database (as the sandbox does) instead of memory, and writes
+// bench/results/x402-merchant-database-store.json. bench/x402-merchant-trace.ts shows where one
+// settle's time goes, phase by phase.
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
@@ -18,7 +21,11 @@ import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
 import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
-import { createFacilitatorApp, createMemorySettlementStore } from '@tollgate/facilitator'
+import {
+  createFacilitatorApp,
+  createMemorySettlementStore,
+  createPostgresSettlementStore,
+} from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
 import {
   createApiKey,
@@ -32,6 +39,7 @@ import {
   openDatabase,
   systemClock,
 } from '@tollgate/service'
+import { sql } from 'kysely'
 import { Agent } from 'undici'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { openBenchDatabase } from './lib/bench-database.js'
@@ -45,6 +53,7 @@ const OPS: Record<number, number> = {
   1: Number(process.env.BENCH_X402_OPS_C1 ?? 60),
   16: Number(process.env.BENCH_X402_OPS_C16 ?? 320),
 }
+const STORE = process.env.BENCH_X402_STORE === 'database' ? 'database' : 'memory'
 const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
 
 async function main() {
@@ -53,14 +62,10 @@ async function main() {
     solana: false,
     evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
   })
-  const { facilitator, close } = await createDevnetFacilitator(devnet, {
-    store: createMemorySettlementStore(),
-  })
   const payers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()))
   await Promise.all(
     payers.map((a) => devnet.fund({ network: BASE, address: a.address, asset: 'USDC', amount: 10n ** 12n })),
   )
-  const bare = await listen(createFacilitatorApp(facilitator).fetch)
   const results: Record<string, unknown> = {}
   try {
     const databases = [
@@ -71,6 +76,22 @@ async function main() {
       const opened = database.url
         ? await openBenchDatabase('postgres', { postgresUrl: database.url, poolSize: 20 })
         : await openDatabase({})
+      // The facilitator behind both servers, on the settlement store BENCH_X402_STORE names: `memory`
+      // (the default: the facilitator writes nothing durable, so the merchant path's one statement is
+      // all the durable work in the run) or `database` (a durable store in the service's database, as
+      // the sandbox's in-process facilitator and a deployed facilitator have: both sides then pay the
+      // facilitator's own writes).
+      const schema = database.url
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]
+            ?.schema
+        : undefined
+      const { facilitator, close } = await createDevnetFacilitator(devnet, {
+        store:
+          STORE === 'database'
+            ? await createPostgresSettlementStore({ db: opened.db, ...(schema ? { schema } : {}) })
+            : createMemorySettlementStore(),
+      })
+      const bare = await listen(createFacilitatorApp(facilitator).fetch)
       const base = {
         db: opened.db,
         clock: systemClock,
@@ -150,11 +171,11 @@ async function main() {
         JSON.stringify(results[`${database.name}.merchant-path`]),
       )
       await service.close()
+      await bare.close()
+      close()
       await opened.close()
     }
   } finally {
-    await bare.close()
-    close()
     await devnet.stop()
     await dispatcher.close()
   }
@@ -170,8 +191,8 @@ async function main() {
     benchmark: 'x402-merchant',
     date: new Date().toISOString(),
     node: process.version,
-    setup:
-      'one Base Sepolia anvil; one in-process facilitator (memory settlement store) behind both servers; undici keep-alive client; fresh payments from 16 payers',
+    setup: `one Base Sepolia anvil; one in-process facilitator (${STORE} settlement store) behind both servers; undici keep-alive client; fresh payments from 16 payers`,
+    settlementStore: STORE,
     summary: {
       p50Ratio: {
         pgliteC1: ratio('pglite', 1),
@@ -190,7 +211,10 @@ async function main() {
     },
     results,
   }
-  await writeFile(join(here, 'results', 'x402-merchant.json'), `${JSON.stringify(body, null, 2)}\n`)
+  await writeFile(
+    join(here, 'results', STORE === 'memory' ? 'x402-merchant.json' : `x402-merchant-${STORE}-store.json`),
+    `${JSON.stringify(body, null, 2)}\n`,
+  )
   console.log(JSON.stringify(body.summary))
 }
 

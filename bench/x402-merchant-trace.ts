@@ -1,0 +1,351 @@
+// Where one settle's wall time goes, at concurrency 1 (where no queueing hides it): the bare
+// facilitator's POST /settle and the merchant API's POST /x402/settle, traced phase by phase with
+// timestamps (client send, handler in, facilitator.settle start and end, the service's SQL after the
+// facilitator, handler out, client done), the two sides alternated request by request, on PGlite and
+// on PostgreSQL (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind both sides on
+// a memory settlement store (what bench/x402-merchant.ts uses by default) and on a durable one in the
+// service's database (what the sandbox's in-process facilitator uses); on PostgreSQL a third run, a
+// diagnostic, has commits that do not wait for the WAL flush. Also process CPU per settle.
+// Writes bench/results/x402-merchant-trace.json.
+import { writeFile } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { serve } from '@hono/node-server'
+import type { PaymentRequirements } from '@tollgate/core'
+import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
+import {
+  createFacilitatorApp,
+  createMemorySettlementStore,
+  createPostgresSettlementStore,
+  type Facilitator,
+} from '@tollgate/facilitator'
+import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
+import {
+  createApiKey,
+  createApp,
+  createDefaultSettings,
+  createIdGenerator,
+  createLogger,
+  createMerchant,
+  createRails,
+  createRateLimiter,
+  openDatabase,
+  systemClock,
+} from '@tollgate/service'
+import { CompiledQuery, type Kysely, type PluginTransformQueryArgs, sql } from 'kysely'
+import { Agent } from 'undici'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { openBenchDatabase } from './lib/bench-database.js'
+import { signEip3009Bodies } from './lib/sign-eip3009.js'
+import { percentile, round } from './lib/stats.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const BASE = 'eip155:84532'
+const POOL_SIZE = 20
+const OPS = Number(process.env.BENCH_TRACE_OPS ?? 100)
+const dispatcher = new Agent({ connections: 4, keepAliveTimeout: 30_000 })
+
+type Marks = {
+  send: number
+  in?: number
+  facStart?: number
+  facEnd?: number
+  sqlStart?: number
+  sqlEnd?: number
+  statements: number
+  out?: number
+  done?: number
+}
+let current: Marks | undefined
+
+async function main() {
+  const loadAtStart = loadavg().map(round)
+  const devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+  })
+  const payers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()))
+  await Promise.all(
+    payers.map((a) => devnet.fund({ network: BASE, address: a.address, asset: 'USDC', amount: 10n ** 12n })),
+  )
+  const results: Record<string, unknown> = {}
+  try {
+    const databases = [
+      { name: 'pglite', url: undefined },
+      ...(process.env.BENCH_DATABASE_URL ? [{ name: 'postgres', url: process.env.BENCH_DATABASE_URL }] : []),
+    ]
+    for (const database of databases) {
+      for (const store of ['memory', 'database'] as const) {
+        await traceOne(devnet, payers, { database: database.name, url: database.url, store }, results)
+      }
+      if (database.url) {
+        // Diagnostic only, never a setting to run with: the same run with every session of the
+        // service's pool on synchronous_commit=off, so a commit does not wait for its WAL flush. The
+        // difference is what the durable commit of the settle's one statement costs on this machine.
+        await traceOne(
+          devnet,
+          payers,
+          {
+            database: `${database.name}-async-commit`,
+            url: database.url,
+            store: 'memory',
+            asyncCommit: true,
+          },
+          results,
+        )
+      }
+    }
+  } finally {
+    await devnet.stop()
+    await dispatcher.close()
+  }
+  const body = {
+    benchmark: 'x402-merchant-trace',
+    date: new Date().toISOString(),
+    node: process.version,
+    load: { start: loadAtStart, end: loadavg().map(round) },
+    results,
+  }
+  await writeFile(join(here, 'results', 'x402-merchant-trace.json'), `${JSON.stringify(body, null, 2)}\n`)
+  console.log(JSON.stringify(body.load))
+}
+
+async function traceOne(
+  devnet: Awaited<ReturnType<typeof startDevnet>>,
+  payers: PrivateKeyAccount[],
+  run: { database: string; url: string | undefined; store: 'memory' | 'database'; asyncCommit?: boolean },
+  results: Record<string, unknown>,
+) {
+  const opened = run.url
+    ? await openBenchDatabase('postgres', { postgresUrl: run.url, poolSize: POOL_SIZE })
+    : await openDatabase({})
+  if (run.asyncCommit) {
+    // Holds all 20 pool connections at once, so each one gets the setting.
+    let arrived = 0
+    let release = () => {}
+    const all = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await Promise.all(
+      Array.from({ length: POOL_SIZE }, () =>
+        opened.db.connection().execute(async (connection) => {
+          await sql`set synchronous_commit = off`.execute(connection)
+          arrived += 1
+          if (arrived === POOL_SIZE) {
+            release()
+          }
+          await all
+        }),
+      ),
+    )
+  }
+  const schema = run.url
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]?.schema
+    : undefined
+  const { facilitator: inner, close } = await createDevnetFacilitator(devnet, {
+    store:
+      run.store === 'memory'
+        ? createMemorySettlementStore()
+        : await createPostgresSettlementStore({ db: opened.db, ...(schema ? { schema } : {}) }),
+  })
+  const facilitator = new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop !== 'settle') {
+        return value
+      }
+      return async (...args: Parameters<Facilitator['settle']>) => {
+        const marks = current
+        if (marks) {
+          marks.facStart = performance.now()
+        }
+        try {
+          return await target.settle(...args)
+        } finally {
+          if (marks) {
+            marks.facEnd = performance.now()
+          }
+        }
+      }
+    },
+  })
+  const bare = await listen(createFacilitatorApp(facilitator).fetch)
+  let settleStatement: PluginTransformQueryArgs | undefined
+  try {
+    const timed = opened.db.withPlugin({
+      transformQuery(args) {
+        const marks = current
+        // Only the statements after the facilitator (an API-key refresh before it is counted, not timed).
+        if (marks && marks.facEnd !== undefined) {
+          marks.sqlStart ??= performance.now()
+          // Kept to EXPLAIN afterwards. A statement's embedded builders pass here before it does, so
+          // the last one seen is the whole statement.
+          settleStatement = args
+        }
+        return args.node
+      },
+      async transformResult(args) {
+        const marks = current
+        if (marks) {
+          if (marks.sqlStart !== undefined) {
+            marks.sqlEnd = performance.now()
+          }
+          marks.statements += 1
+        }
+        return args.result
+      },
+    })
+    const base = {
+      db: timed,
+      clock: systemClock,
+      ids: createIdGenerator(),
+      logger: createLogger({ level: 'silent' }),
+    }
+    const deps = {
+      ...base,
+      rails: createRails(base, { networks: devnet.networks }),
+      settings: createDefaultSettings(),
+    }
+    const merchant = await createMerchant(deps, { name: 'Bench merchant' })
+    const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
+    const service = await listen(
+      createApp(deps, { facilitator, rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }) })
+        .fetch,
+    )
+    const requirements = await getRequirements(service.url, key)
+    const sides = [
+      { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
+      { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
+    ] as const
+    const warm = await signEip3009Bodies(payers, requirements, 20)
+    for (const [i, body] of warm.entries()) {
+      const side = sides[i % 2] as (typeof sides)[number]
+      await settle(side.url, side.headers, body)
+    }
+    const bodies = await signEip3009Bodies(payers, requirements, OPS * 2)
+    const traces = new Map<string, Marks[]>(sides.map((s) => [s.name, []]))
+    const cpu = new Map<string, number>(sides.map((s) => [s.name, 0]))
+    for (const [i, body] of bodies.entries()) {
+      const side = sides[(i + Math.floor(i / 2)) % 2] as (typeof sides)[number]
+      const marks: Marks = { send: performance.now(), statements: 0 }
+      current = marks
+      const c0 = process.cpuUsage()
+      const ok = await settle(side.url, side.headers, body)
+      const used = process.cpuUsage(c0)
+      marks.done = performance.now()
+      current = undefined
+      if (!ok) {
+        throw new Error(`${side.name} settle failed`)
+      }
+      cpu.set(side.name, (cpu.get(side.name) ?? 0) + (used.user + used.system) / 1000)
+      traces.get(side.name)?.push(marks)
+    }
+    for (const side of sides) {
+      const list = traces.get(side.name) ?? []
+      const phase = (f: (m: Marks) => number | undefined) => {
+        const values = list.map(f).filter((v): v is number => v !== undefined && Number.isFinite(v))
+        values.sort((a, b) => a - b)
+        return {
+          p50: round(percentile(values, 50)),
+          mean: round(values.reduce((s, v) => s + v, 0) / Math.max(1, values.length)),
+        }
+      }
+      const sqlOr = (m: Marks, a: number | undefined) => (m.sqlEnd !== undefined ? a : undefined)
+      const label = `${run.database}.${run.store}-store.${side.name}`
+      results[label] = {
+        ops: list.length,
+        cpuMsPerOp: round((cpu.get(side.name) ?? 0) / list.length),
+        statementsPerOp: round(list.reduce((s, m) => s + m.statements, 0) / list.length),
+        total: phase((m) => (m.done ?? 0) - m.send),
+        clientToHandler: phase((m) => (m.in ?? 0) - m.send),
+        handlerToFacilitator: phase((m) => (m.facStart ?? 0) - (m.in ?? 0)),
+        facilitatorSettle: phase((m) => (m.facEnd ?? 0) - (m.facStart ?? 0)),
+        facilitatorToSql: phase((m) => sqlOr(m, (m.sqlStart ?? 0) - (m.facEnd ?? 0))),
+        sql: phase((m) => sqlOr(m, (m.sqlEnd ?? 0) - (m.sqlStart ?? 0))),
+        afterWorkToHandlerOut: phase((m) => (m.out ?? 0) - (m.sqlEnd ?? m.facEnd ?? 0)),
+        handlerOutToClient: phase((m) => (m.done ?? 0) - (m.out ?? 0)),
+      }
+      console.log(label.padEnd(24), JSON.stringify(results[label]))
+    }
+    if (settleStatement) {
+      results[`${run.database}.${run.store}-store.settle-statement`] = await planStatement(
+        opened.db as unknown as Kysely<unknown>,
+        opened.db.getExecutor().compileQuery(settleStatement.node, settleStatement.queryId),
+      )
+    }
+    await service.close()
+  } finally {
+    await bare.close()
+    close()
+    await opened.close()
+  }
+}
+
+/**
+ * The database's own planning time of `statement` (EXPLAIN with SUMMARY, which plans it without
+ * running it), p50 of 50 runs: the part of the statement's round trip a cached plan would save.
+ */
+async function planStatement(db: Kysely<unknown>, statement: CompiledQuery) {
+  const planningMs: number[] = []
+  for (let i = 0; i < 50; i++) {
+    const explained = await db.executeQuery<Record<string, unknown>>(
+      CompiledQuery.raw(`explain (summary, format json) ${statement.sql}`, [...statement.parameters]),
+    )
+    const cell = Object.values(explained.rows[0] ?? {})[0]
+    const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { 'Planning Time'?: number }[]
+    planningMs.push(plan[0]?.['Planning Time'] ?? Number.NaN)
+  }
+  planningMs.sort((a, b) => a - b)
+  return { planningMsP50: round(percentile(planningMs, 50)), bytesOfSql: statement.sql.length }
+}
+
+async function settle(url: string, headers: Record<string, string>, body: string): Promise<boolean> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    dispatcher,
+  } as RequestInit)
+  const text = await res.text()
+  return res.status < 300 && text.includes('"success":true')
+}
+
+async function getRequirements(serviceUrl: string, key: string): Promise<PaymentRequirements> {
+  const res = await fetch(`${serviceUrl}/api/v1/x402/requirements`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
+  })
+  const data = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
+  const first = data.accepts[0]
+  if (!first) {
+    throw new Error('no requirements')
+  }
+  return first
+}
+
+async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {
+  const traced = async (request: Request) => {
+    const marks = current
+    if (marks) {
+      marks.in = performance.now()
+    }
+    const response = await fetchHandler(request)
+    if (marks) {
+      marks.out = performance.now()
+    }
+    return response
+  }
+  return new Promise<{ url: string; close: () => Promise<void> }>((resolve) => {
+    const server = serve({ fetch: traced, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      })
+    })
+  })
+}
+
+await main()
