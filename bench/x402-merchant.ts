@@ -8,9 +8,10 @@
 // also reports the process CPU time per settle (the facilitator, the service and PGlite all run in
 // this process; anvil does not), which load changes far less than latency. Last, the merchant path
 // alone (a stub facilitator, no chain, no HTTP): CPU, database time and statements per settle. Writes
-// bench/results/x402-merchant.json. BENCH_X402_STORE=database puts the facilitator's settlement store
-// in the service's database (as the sandbox does) instead of memory, and writes
-// bench/results/x402-merchant-database-store.json. bench/x402-merchant-trace.ts shows where one
+// bench/results/x402-merchant.json. The facilitator's settlement store is durable, in the service's
+// database, as in everything a user runs (`tollgate facilitator` always opens one, the sandbox puts it
+// in the service's database); BENCH_X402_STORE=memory puts it in memory instead (a library-only
+// option) and writes bench/results/x402-merchant-memory-store.json. bench/x402-merchant-trace.ts shows where one
 // settle's time goes, phase by phase.
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
@@ -53,7 +54,7 @@ const OPS: Record<number, number> = {
   1: Number(process.env.BENCH_X402_OPS_C1 ?? 60),
   16: Number(process.env.BENCH_X402_OPS_C16 ?? 320),
 }
-const STORE = process.env.BENCH_X402_STORE === 'database' ? 'database' : 'memory'
+const STORE = process.env.BENCH_X402_STORE === 'memory' ? 'memory' : 'database'
 const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
 
 async function main() {
@@ -76,11 +77,11 @@ async function main() {
       const opened = database.url
         ? await openBenchDatabase('postgres', { postgresUrl: database.url, poolSize: 20 })
         : await openDatabase({})
-      // The facilitator behind both servers, on the settlement store BENCH_X402_STORE names: `memory`
-      // (the default: the facilitator writes nothing durable, so the merchant path's one statement is
-      // all the durable work in the run) or `database` (a durable store in the service's database, as
-      // the sandbox's in-process facilitator and a deployed facilitator have: both sides then pay the
-      // facilitator's own writes).
+      // The facilitator behind both servers, on the settlement store BENCH_X402_STORE names: `database`
+      // (the default: a durable store in the service's database, as the sandbox's in-process
+      // facilitator and a deployed facilitator have, so both sides pay the facilitator's own writes)
+      // or `memory` (the facilitator writes nothing durable, so the merchant path's one statement is
+      // all the durable work in the run).
       const schema = database.url
         ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]
             ?.schema
@@ -212,7 +213,7 @@ async function main() {
     results,
   }
   await writeFile(
-    join(here, 'results', STORE === 'memory' ? 'x402-merchant.json' : `x402-merchant-${STORE}-store.json`),
+    join(here, 'results', STORE === 'database' ? 'x402-merchant.json' : `x402-merchant-${STORE}-store.json`),
     `${JSON.stringify(body, null, 2)}\n`,
   )
   console.log(JSON.stringify(body.summary))
