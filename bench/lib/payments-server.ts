@@ -57,6 +57,21 @@ const post = (method: string, params?: object) =>
     profiler?.post(method, params, (err, result) => (err ? reject(err) : resolve(result))),
   )
 
+async function close() {
+  server.close()
+  await opened.close()
+  if (postgresUrl) {
+    const client = new pg.Client({ connectionString: postgresUrl })
+    await client.connect()
+    await client.query(`drop schema if exists ${schema} cascade`)
+    await client.end()
+  }
+  process.exit(0)
+}
+
+// The benchmark died without saying 'close': clean up anyway rather than linger.
+process.once('disconnect', () => void close())
+
 process.on('message', async (message: unknown) => {
   if (message === 'stats') {
     const cpu = process.cpuUsage()
@@ -74,15 +89,8 @@ process.on('message', async (message: unknown) => {
     profiler?.disconnect()
     send('profiled')
   } else if (message === 'close') {
-    server.close()
-    await opened.close()
-    if (postgresUrl) {
-      const client = new pg.Client({ connectionString: postgresUrl })
-      await client.connect()
-      await client.query(`drop schema if exists ${schema} cascade`)
-      await client.end()
-    }
-    process.exit(0)
+    process.removeAllListeners('disconnect')
+    await close()
   }
 })
 
