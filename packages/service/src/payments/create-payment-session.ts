@@ -1,9 +1,10 @@
 import { AppError } from '@tollgate/core'
+import { sql } from 'kysely'
 import { upsertCustomer } from '../customers/upsert-customer.js'
 import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
-import { enqueueJob } from '../jobs/enqueue-job.js'
+import { jobsChannel, toInsertJobsQuery } from '../jobs/enqueue-job.js'
 import { assertSessionUrl, parseFiatAmount } from './assert-session-input.js'
 import { expireSessionJob } from './expire-payment-session.js'
 import { allocateSessionAddress } from './lock-session-address.js'
@@ -62,16 +63,23 @@ export async function createPaymentSession(
       : null
     const id = deps.ids.create('pay')
     // With everything known the address is allocated first so the row is written once, locked.
-    const locked =
+    const { columns: locked, jobs } =
       quote && customer?.email
         ? await allocateSessionAddress(trx, deps, {
             sessionId: id,
             merchantId: input.merchantId,
             environment,
             quote,
+            newSession: true,
           })
-        : {}
-    const row = await trx
+        : { columns: {}, jobs: [] }
+    // The session, its expiry job (and the address's jobs) and their NOTIFY in one statement.
+    const expiry = { kind: expireSessionJob, payload: { sessionId: id }, runAt: expiresAt, key: id }
+    const { jobs_notified: _, ...row } = await trx
+      .with('inserted_jobs', () => toInsertJobsQuery(trx, deps, [...jobs, expiry]))
+      .with('notified', (qb) =>
+        qb.selectFrom('inserted_jobs').select(sql<string>`pg_notify(${jobsChannel}, kind)`.as('notified')),
+      )
       .insertInto('payment_sessions')
       .values({
         id,
@@ -102,13 +110,9 @@ export async function createPaymentSession(
         ...locked,
       })
       .returningAll()
+      // Referencing `notified` is what runs it (a CTE nothing reads is not evaluated).
+      .returning(sql<string>`(select count(*) from notified)`.as('jobs_notified'))
       .executeTakeFirstOrThrow()
-    await enqueueJob(trx, deps, {
-      kind: expireSessionJob,
-      payload: { sessionId: row.id },
-      runAt: expiresAt,
-      key: row.id,
-    })
     return { row, customer }
   })
 }

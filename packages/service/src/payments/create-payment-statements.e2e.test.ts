@@ -1,15 +1,19 @@
-import { beforeAll, expect, test } from 'vitest'
+import { beforeAll, expect, test, vi } from 'vitest'
+import { jobsChannel } from '../jobs/enqueue-job.js'
+import { openTokenAccountJobKind } from '../rails/chains/run-open-token-account-job.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createFakeSessionRails } from '../testing/fake-session-rails.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 import { summarizeStatements } from '../testing/statement-log.js'
+import { expireSessionJob } from './expire-payment-session.js'
 
-// Pins the SQL of POST /payments (issue 13's benchmark path), so added round trips show up here.
+// Pins the SQL of POST /payments and GET /payments/reference/{reference} (issue 13's benchmark
+// paths), so added round trips show up here.
 const statements: string[] = []
 
 describeEachDatabase(
   'POST /payments statement count',
-  (getDb) => {
+  (getDb, _engine, getOpened) => {
     let h: Harness
     beforeAll(async () => {
       h = await createHarness(getDb(), { rails: createFakeSessionRails })
@@ -31,12 +35,66 @@ describeEachDatabase(
         // No api_keys lookup: the key authenticated on the first request is remembered (auth/require-api-key.ts).
         'begin',
         'insert into customers', // upsert by e-mail
-        'select from deposit_addresses', // an address already derived for this customer and chain
-        'insert into address_counters', // else the next derivation index
+        // No lookup of an address already derived for the session: the session is new.
+        'insert into address_counters', // the next derivation index
         'insert into deposit_addresses',
-        'insert into payment_sessions',
-        'inserted: insert into jobs', // the expiry job and its NOTIFY
+        // One statement: the session, its expiry job and the job's NOTIFY (CTEs first).
+        'inserted_jobs: insert into jobs',
         'commit',
+      ])
+      expect(statements[4]).toMatch(/insert into "payment_sessions"/)
+      expect(statements[4]).toMatch(/pg_notify/)
+    })
+
+    test('behavior: the session statement notifies the job runners of its jobs (expiry; token account on Solana)', async () => {
+      const kinds: string[] = []
+      const unlisten = await getOpened().notifications.listen(jobsChannel, (kind) => kinds.push(kind))
+      try {
+        const body = {
+          title: 'Order 3',
+          amount: '7.00',
+          currency: 'USD',
+          asset: 'USDC',
+          chain: 'solana',
+          customer: { email: 'cy@example.com' },
+        }
+        expect((await h.request('/api/v1/payments', { method: 'POST', json: body })).status).toBe(200)
+        await vi.waitFor(
+          () =>
+            expect([...new Set(kinds)].sort()).toEqual([openTokenAccountJobKind, expireSessionJob].sort()),
+          {
+            timeout: 10_000,
+            interval: 20,
+          },
+        )
+      } finally {
+        await unlisten()
+      }
+    })
+
+    test('behavior: GET /payments/reference/{reference} is one select (the session and its customer)', async () => {
+      const body = {
+        title: 'Order 2',
+        amount: '5.00',
+        currency: 'USD',
+        customer: { email: 'bo@example.com' },
+      }
+      const created = await h.request('/api/v1/payments', { method: 'POST', json: body })
+      const { reference } = (await created.json()).data as { reference: string }
+      statements.length = 0
+      const read = await h.request(`/api/v1/payments/reference/${reference}`)
+      expect(read.status).toBe(200)
+      expect(((await read.json()).data as { customer: { email: string } }).customer.email).toBe(
+        'bo@example.com',
+      )
+      expect(summarizeStatements(statements)).toEqual(['select from payment_sessions'])
+      statements.length = 0
+      expect(
+        (await h.request(`/api/v1/payments/reference/${reference}?includeTransactions=true`)).status,
+      ).toBe(200)
+      expect(summarizeStatements(statements)).toEqual([
+        'select from payment_sessions',
+        'select from payment_session_transactions',
       ])
     })
   },

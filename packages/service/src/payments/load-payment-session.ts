@@ -30,6 +30,83 @@ export async function findSessionByReference(
   return row
 }
 
+/**
+ * The merchant's session with this reference and its customer in one indexed query (GET
+ * /payments/reference/{reference}; the transactions, when asked, are a second), or 404 `not_found`.
+ */
+export async function findSessionViewByReference(
+  db: Db,
+  input: Scope & { reference: string; transactions?: boolean },
+): Promise<SessionView> {
+  const found = await db
+    .selectFrom('payment_sessions as s')
+    .leftJoin('customers as c', 'c.id', 's.customer_id')
+    .selectAll('s')
+    .select([
+      'c.id as customer__id',
+      'c.merchant_id as customer__merchant_id',
+      'c.environment as customer__environment',
+      'c.email as customer__email',
+      'c.first_name as customer__first_name',
+      'c.last_name as customer__last_name',
+      'c.phone as customer__phone',
+      'c.telegram_id as customer__telegram_id',
+      'c.metadata as customer__metadata',
+      'c.created_at as customer__created_at',
+      'c.updated_at as customer__updated_at',
+    ])
+    .where('s.reference', '=', input.reference)
+    .where('s.merchant_id', '=', input.merchantId)
+    .where('s.environment', '=', input.environment)
+    .executeTakeFirst()
+  if (!found) {
+    throw new AppError('not_found', {
+      message: `Payment session ${input.reference} not found`,
+      context: { param: 'reference' },
+    })
+  }
+  const {
+    customer__id,
+    customer__merchant_id,
+    customer__environment,
+    customer__email,
+    customer__first_name,
+    customer__last_name,
+    customer__phone,
+    customer__telegram_id,
+    customer__metadata,
+    customer__created_at,
+    customer__updated_at,
+    ...row
+  } = found
+  const customer =
+    customer__id === null ||
+    customer__merchant_id === null ||
+    customer__environment === null ||
+    customer__metadata === null ||
+    customer__created_at === null ||
+    customer__updated_at === null
+      ? null
+      : {
+          id: customer__id,
+          merchant_id: customer__merchant_id,
+          environment: customer__environment,
+          email: customer__email,
+          first_name: customer__first_name,
+          last_name: customer__last_name,
+          phone: customer__phone,
+          telegram_id: customer__telegram_id,
+          metadata: customer__metadata,
+          created_at: customer__created_at,
+          updated_at: customer__updated_at,
+        }
+  if (!input.transactions) {
+    return { row, customer }
+  }
+  const transactions = await loadSessionTransactions(db, [row.id])
+  return { row, customer, transactions: transactions.get(row.id) ?? [] }
+}
+
 /** Adds the customer (and, when asked, the transactions) to session rows, in two queries at most each. */
 export async function toSessionViews(
   db: Db,
@@ -42,27 +119,35 @@ export async function toSessionViews(
       ? []
       : await db.selectFrom('customers').selectAll().where('id', 'in', customerIds).execute()
   const byCustomer = new Map(customers.map((c) => [c.id, c]))
-  let bySession: Map<string, SessionTransactionRow[]> | undefined
-  if (options.transactions && rows.length > 0) {
-    const transactions = await db
-      .selectFrom('payment_session_transactions')
-      .selectAll()
-      .where(
-        'session_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute()
-    bySession = new Map()
-    for (const transaction of transactions) {
-      bySession.set(transaction.session_id, [...(bySession.get(transaction.session_id) ?? []), transaction])
-    }
-  }
+  const bySession =
+    options.transactions && rows.length > 0
+      ? await loadSessionTransactions(
+          db,
+          rows.map((r) => r.id),
+        )
+      : undefined
   return rows.map((row) => ({
     row,
     customer: row.customer_id ? (byCustomer.get(row.customer_id) ?? null) : null,
     ...(bySession ? { transactions: bySession.get(row.id) ?? [] } : {}),
   }))
+}
+
+// The blockchain transactions of these sessions, oldest first, by session id.
+async function loadSessionTransactions(
+  db: Db,
+  sessionIds: string[],
+): Promise<Map<string, SessionTransactionRow[]>> {
+  const transactions = await db
+    .selectFrom('payment_session_transactions')
+    .selectAll()
+    .where('session_id', 'in', sessionIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  const bySession = new Map<string, SessionTransactionRow[]>()
+  for (const transaction of transactions) {
+    bySession.set(transaction.session_id, [...(bySession.get(transaction.session_id) ?? []), transaction])
+  }
+  return bySession
 }

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
-import { enqueueJob } from '../jobs/enqueue-job.js'
+import { type EnqueueJobInput, enqueueJobs } from '../jobs/enqueue-job.js'
 import {
   type OpenTokenAccountPayload,
   openTokenAccountJobKind,
@@ -11,13 +11,20 @@ import type { SessionRow } from './session-settlement.js'
 
 /**
  * Allocates the deposit address of session `sessionId` in `db` (the caller's transaction) and returns
- * the columns that lock the quote on its row: asset, chain, address, FX rate, fees, crypto amount, and
- * the settlement currency and rate.
+ * the columns that lock the quote on its row (asset, chain, address, FX rate, fees, crypto amount, and
+ * the settlement currency and rate) and the jobs the caller must enqueue in the same transaction.
  */
 export async function allocateSessionAddress(
   db: Db,
   deps: Pick<Deps, 'rails' | 'clock' | 'ids'>,
-  input: { sessionId: string; merchantId: string; environment: KeyEnvironment; quote: SessionQuote },
+  input: {
+    sessionId: string
+    merchantId: string
+    environment: KeyEnvironment
+    quote: SessionQuote
+    /** The session is being created in this transaction (no address can exist for it yet). */
+    newSession?: boolean
+  },
 ) {
   const { quote } = input
   const address = await deps.rails.addresses.allocate(db, {
@@ -26,7 +33,9 @@ export async function allocateSessionAddress(
     chain: quote.chain.chain,
     purpose: 'session',
     ownerId: input.sessionId,
+    newOwner: input.newSession ?? false,
   })
+  const jobs: EnqueueJobInput[] = []
   if (quote.asset.kind === 'spl') {
     // An agent's x402 payment only transfers: the address's token account must exist before it
     // pays, so the treasury opens it (docs/sessions.md "Agent payments"). Committed with the session.
@@ -36,13 +45,13 @@ export async function allocateSessionAddress(
       asset: quote.asset.symbol,
       owner: address.address,
     }
-    await enqueueJob(db, deps, {
+    jobs.push({
       kind: openTokenAccountJobKind,
       payload,
       key: `${quote.chain.network}:${address.address}:${quote.asset.symbol}`,
     })
   }
-  return {
+  const columns = {
     asset: quote.asset.symbol,
     chain: quote.chain.chain,
     network: quote.chain.network,
@@ -58,6 +67,7 @@ export async function allocateSessionAddress(
     settlement_rate: quote.settlementRate,
     rate_locked_at: deps.clock.now(),
   }
+  return { columns, jobs }
 }
 
 /** Allocates an existing session's address and locks its quote on the row (see {@link allocateSessionAddress}). */
@@ -67,12 +77,13 @@ export async function lockSessionAddress(
   input: { row: SessionRow; quote: SessionQuote; customerId: string | null },
 ): Promise<SessionRow> {
   const { row } = input
-  const locked = await allocateSessionAddress(db, deps, {
+  const { columns: locked, jobs } = await allocateSessionAddress(db, deps, {
     sessionId: row.id,
     merchantId: row.merchant_id,
     environment: row.environment,
     quote: input.quote,
   })
+  await enqueueJobs(db, deps, jobs)
   return db
     .updateTable('payment_sessions')
     .set({ ...locked, customer_id: input.customerId, updated_at: deps.clock.now() })

@@ -17,7 +17,7 @@ import { createPaymentSession } from './create-payment-session.js'
 import { createSessionAddress } from './create-session-address.js'
 import { estimatePayment } from './estimate-payment.js'
 import { listPaymentSessions } from './list-payment-sessions.js'
-import { findSessionByReference, toSessionViews } from './load-payment-session.js'
+import { findSessionViewByReference } from './load-payment-session.js'
 import {
   AnyPaymentSession,
   CreatePaymentSessionBody,
@@ -211,9 +211,13 @@ export function createPaymentRoutes(deps: Deps) {
       const { merchantId, environment, format } = c.get('auth')
       const { reference } = c.req.valid('param')
       const { includeTransactions } = c.req.valid('query')
-      const row = await findSessionByReference(deps.db, { merchantId, environment, reference })
-      const [view] = await toSessionViews(deps.db, [row], { transactions: includeTransactions ?? false })
-      return c.json(createEnvelope(render(view as SessionView, format), 'Payment session retrieved'), 200)
+      const view = await findSessionViewByReference(deps.db, {
+        merchantId,
+        environment,
+        reference,
+        transactions: includeTransactions ?? false,
+      })
+      return c.json(createEnvelope(render(view, format), 'Payment session retrieved'), 200)
     })
     .openapi(estimateRoute, async (c) => {
       const { merchantId, environment } = c.get('auth')

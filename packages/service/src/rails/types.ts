@@ -87,6 +87,12 @@ export type DepositAddresses = {
       chain: ChainName
       purpose: AddressPurpose
       ownerId: string
+      /**
+       * The owner was created in this transaction, so it has no address yet: the lookup of an
+       * existing one is skipped (one statement less). Still idempotent: a conflicting insert returns
+       * the existing row.
+       */
+      newOwner?: boolean
     },
   ): Promise<DepositAddress>
   find(

@@ -82,7 +82,7 @@ export function createDepositAddresses(
       .executeTakeFirst()
   return {
     allocate: async (db, input) => {
-      const existing = await find(db, input)
+      const existing = input.newOwner ? undefined : await find(db, input)
       if (existing) {
         return toDepositAddress(existing)
       }

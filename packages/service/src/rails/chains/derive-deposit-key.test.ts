@@ -1,4 +1,7 @@
+import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
+import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
+import { bytesToHex } from 'viem'
 import { describe, expect, test } from 'vitest'
 import type { ChainFamily } from '../types.js'
 import { deriveDepositKey, getBranchKey, getDerivationPath } from './derive-deposit-key.js'
@@ -32,6 +35,33 @@ describe('deriveDepositKey', () => {
       expect(seenAddresses.size).toBe(18)
     })
   }
+  test('behavior: each key equals its whole path derived from the master seed (the branch node is cached)', () => {
+    for (const family of families) {
+      for (const purpose of ['session', 'x402'] as const) {
+        for (const index of [0, 5, 2 ** 31 - 1]) {
+          const branch = { family, environment: 'test', purpose } as const
+          const key = deriveDepositKey(seed, branch, index)
+          const full =
+            family === 'solana'
+              ? Slip10Key.fromMasterSeed(seed).derive(key.path).privateKey
+              : HDKey.fromMasterSeed(seed).derive(key.path).privateKey
+          expect([key.path, bytesToHex(key.privateKey)]).toEqual([
+            getDerivationPath(branch, index),
+            bytesToHex(full ?? new Uint8Array()),
+          ])
+        }
+      }
+    }
+    // A second seed does not get the first seed's branch nodes.
+    const other = mnemonicToSeedSync(
+      'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+    )
+    const branch = { family: 'solana', environment: 'test', purpose: 'session' } as const
+    expect(deriveDepositKey(other, branch, 1).address).not.toBe(deriveDepositKey(seed, branch, 1).address)
+    expect(bytesToHex(deriveDepositKey(other, branch, 1).privateKey)).toBe(
+      bytesToHex(Slip10Key.fromMasterSeed(other).derive("m/44'/501'/1'/0'/1'").privateKey),
+    )
+  })
   test('behavior: the same seed, branch and index give the same address (recoverable)', () => {
     const branch = { family: 'solana', environment: 'test', purpose: 'deposit' } as const
     expect(deriveDepositKey(seed, branch, 7).address).toBe(deriveDepositKey(seed, branch, 7).address)

@@ -1,7 +1,7 @@
 import { bech32 } from '@scure/base'
 import { HDKey } from '@scure/bip32'
 import { getAddressDecoder } from '@solana/kit'
-import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
+import { HARDENED_OFFSET, HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { bytesToHex, type Hex, hexToBytes, ripemd160, sha256 } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
 import type { KeyEnvironment } from '../../http/app-env.js'
@@ -73,14 +73,48 @@ function toAddress(family: ChainFamily, environment: KeyEnvironment, key: HDKey)
   }
 }
 
-/** Derives the deposit key of `index` in `branch` from the 64-byte master seed. */
+// The branch nodes (a path without its last level) derived so far, per seed: an address then costs
+// one child derivation instead of the whole path from the master seed (about three quarters of the
+// CPU of POST /payments went to re-deriving the same hardened levels; bench/payments.ts). They hold
+// nothing the seed beside them does not.
+const branchNodes = new WeakMap<Uint8Array, Map<string, HDKey | Slip10Key>>()
+
+function getBranchNode<T extends HDKey | Slip10Key>(seed: Uint8Array, key: string, derive: () => T): T {
+  let nodes = branchNodes.get(seed)
+  if (!nodes) {
+    nodes = new Map()
+    branchNodes.set(seed, nodes)
+  }
+  let node = nodes.get(key) as T | undefined
+  if (!node) {
+    node = derive()
+    nodes.set(key, node)
+  }
+  return node
+}
+
+/**
+ * Derives the deposit key of `index` in `branch` from the 64-byte master seed (the same key as
+ * deriving its whole path from the seed; the branch node above it is derived once per seed).
+ */
 export function deriveDepositKey(seed: Uint8Array, branch: DerivationBranch, index: number): DepositKey {
   const path = getDerivationPath(branch, index)
+  const parentPath = path.slice(0, path.lastIndexOf('/'))
   if (branch.family === 'solana') {
-    const key = Slip10Key.fromMasterSeed(seed).derive(path)
+    const parent = getBranchNode(seed, `ed25519:${parentPath}`, () => {
+      const node = Slip10Key.fromMasterSeed(seed).derive(parentPath)
+      // Its fingerprint (a child's parentFingerprint) is a getter that recomputes the public key on
+      // every child: kept as a value on the cached node, it is computed once.
+      Object.defineProperty(node, 'fingerprint', { value: node.fingerprint })
+      return node
+    })
+    const key = parent.deriveChild(index + HARDENED_OFFSET)
     return { path, address: getAddressDecoder().decode(key.publicKeyRaw), privateKey: key.privateKey }
   }
-  const key = HDKey.fromMasterSeed(seed).derive(path)
+  const parent = getBranchNode(seed, `secp256k1:${parentPath}`, () =>
+    HDKey.fromMasterSeed(seed).derive(parentPath),
+  )
+  const key = parent.deriveChild(index)
   const address = toAddress(branch.family, branch.environment, key)
   return { path, address, privateKey: key.privateKey ?? new Uint8Array() }
 }
