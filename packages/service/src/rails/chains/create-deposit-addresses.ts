@@ -4,7 +4,7 @@ import { getAddress, isAddress } from 'viem'
 import type { Deps } from '../../deps.js'
 import type { ChainName } from '../../reference/chains.js'
 import type { ChainRegistry, Db, DepositAddress, DepositAddresses } from '../types.js'
-import { deriveDepositKey, getBranchKey } from './derive-deposit-key.js'
+import { createDepositKeyDeriver, getBranchKey } from './derive-deposit-key.js'
 
 type AddressRow = {
   id: string
@@ -80,6 +80,7 @@ export function createDepositAddresses(
       .where('owner_id', '=', input.ownerId)
       .where('chain', '=', input.chain)
       .executeTakeFirst()
+  const deriveKey = createDepositKeyDeriver(options.seed)
   return {
     allocate: async (db, input) => {
       const existing = input.newOwner ? undefined : await find(db, input)
@@ -91,7 +92,7 @@ export function createDepositAddresses(
         throw new AppError('unknown_asset', { context: { network: input.chain, asset: '' } })
       }
       const branch = { family: entry.family, environment: input.environment, purpose: input.purpose }
-      const key = deriveDepositKey(options.seed, branch, await nextIndex(db, getBranchKey(branch)))
+      const key = deriveKey(branch, await nextIndex(db, getBranchKey(branch)))
       const inserted = await db
         .insertInto('deposit_addresses')
         .values({

@@ -4,7 +4,12 @@ import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { bytesToHex } from 'viem'
 import { describe, expect, test } from 'vitest'
 import type { ChainFamily } from '../types.js'
-import { deriveDepositKey, getBranchKey, getDerivationPath } from './derive-deposit-key.js'
+import {
+  createDepositKeyDeriver,
+  deriveDepositKey,
+  getBranchKey,
+  getDerivationPath,
+} from './derive-deposit-key.js'
 import { isValidChainAddress } from './is-valid-chain-address.js'
 
 // Anvil's public test mnemonic: m/44'/60'/0'/0/0 is its well-known first account.
@@ -36,11 +41,12 @@ describe('deriveDepositKey', () => {
     })
   }
   test('behavior: each key equals its whole path derived from the master seed (the branch node is cached)', () => {
+    const derive = createDepositKeyDeriver(seed)
     for (const family of families) {
       for (const purpose of ['session', 'x402'] as const) {
         for (const index of [0, 5, 2 ** 31 - 1]) {
           const branch = { family, environment: 'test', purpose } as const
-          const key = deriveDepositKey(seed, branch, index)
+          const key = derive(branch, index)
           const full =
             family === 'solana'
               ? Slip10Key.fromMasterSeed(seed).derive(key.path).privateKey
@@ -52,13 +58,14 @@ describe('deriveDepositKey', () => {
         }
       }
     }
-    // A second seed does not get the first seed's branch nodes.
+    // A deriver of another seed has branch nodes of its own.
     const other = mnemonicToSeedSync(
       'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
     )
+    const deriveOther = createDepositKeyDeriver(other)
     const branch = { family: 'solana', environment: 'test', purpose: 'session' } as const
-    expect(deriveDepositKey(other, branch, 1).address).not.toBe(deriveDepositKey(seed, branch, 1).address)
-    expect(bytesToHex(deriveDepositKey(other, branch, 1).privateKey)).toBe(
+    expect(deriveOther(branch, 1).address).not.toBe(derive(branch, 1).address)
+    expect(bytesToHex(deriveOther(branch, 1).privateKey)).toBe(
       bytesToHex(Slip10Key.fromMasterSeed(other).derive("m/44'/501'/1'/0'/1'").privateKey),
     )
   })

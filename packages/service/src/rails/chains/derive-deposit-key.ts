@@ -73,50 +73,52 @@ function toAddress(family: ChainFamily, environment: KeyEnvironment, key: HDKey)
   }
 }
 
-// The branch nodes (a path without its last level) derived so far, per seed: an address then costs
-// one child derivation instead of the whole path from the master seed (about three quarters of the
-// CPU of POST /payments went to re-deriving the same hardened levels; bench/payments.ts). They hold
-// nothing the seed beside them does not.
-const branchNodes = new WeakMap<Uint8Array, Map<string, HDKey | Slip10Key>>()
-
-function getBranchNode<T extends HDKey | Slip10Key>(seed: Uint8Array, key: string, derive: () => T): T {
-  let nodes = branchNodes.get(seed)
-  if (!nodes) {
-    nodes = new Map()
-    branchNodes.set(seed, nodes)
-  }
-  let node = nodes.get(key) as T | undefined
-  if (!node) {
-    node = derive()
-    nodes.set(key, node)
-  }
-  return node
-}
+/** Derives the deposit key of `index` in `branch` (see {@link createDepositKeyDeriver}). */
+export type DepositKeyDeriver = (branch: DerivationBranch, index: number) => DepositKey
 
 /**
- * Derives the deposit key of `index` in `branch` from the 64-byte master seed (the same key as
- * deriving its whole path from the seed; the branch node above it is derived once per seed).
+ * A deriver of deposit keys from the 64-byte master seed that keeps the branch nodes (a path without
+ * its last level) it has derived, so an address costs one child derivation instead of the whole path
+ * from the seed (about three quarters of the CPU of POST /payments went to re-deriving the same
+ * hardened levels; bench/payments.ts). The keys are the ones their whole paths give. The nodes hold
+ * nothing the seed beside them does not, and there is one per branch (family, environment, purpose).
  */
-export function deriveDepositKey(seed: Uint8Array, branch: DerivationBranch, index: number): DepositKey {
-  const path = getDerivationPath(branch, index)
-  const parentPath = path.slice(0, path.lastIndexOf('/'))
-  if (branch.family === 'solana') {
-    const parent = getBranchNode(seed, `ed25519:${parentPath}`, () => {
-      const node = Slip10Key.fromMasterSeed(seed).derive(parentPath)
-      // Its fingerprint (a child's parentFingerprint) is a getter that recomputes the public key on
-      // every child: kept as a value on the cached node, it is computed once.
-      Object.defineProperty(node, 'fingerprint', { value: node.fingerprint })
-      return node
-    })
-    const key = parent.deriveChild(index + HARDENED_OFFSET)
-    return { path, address: getAddressDecoder().decode(key.publicKeyRaw), privateKey: key.privateKey }
+export function createDepositKeyDeriver(seed: Uint8Array): DepositKeyDeriver {
+  const nodes = new Map<string, HDKey | Slip10Key>()
+  const getBranchNode = <T extends HDKey | Slip10Key>(key: string, derive: () => T): T => {
+    let node = nodes.get(key) as T | undefined
+    if (!node) {
+      node = derive()
+      nodes.set(key, node)
+    }
+    return node
   }
-  const parent = getBranchNode(seed, `secp256k1:${parentPath}`, () =>
-    HDKey.fromMasterSeed(seed).derive(parentPath),
-  )
-  const key = parent.deriveChild(index)
-  const address = toAddress(branch.family, branch.environment, key)
-  return { path, address, privateKey: key.privateKey ?? new Uint8Array() }
+  return (branch, index) => {
+    const path = getDerivationPath(branch, index)
+    const parentPath = path.slice(0, path.lastIndexOf('/'))
+    if (branch.family === 'solana') {
+      const parent = getBranchNode(`ed25519:${parentPath}`, () => {
+        const node = Slip10Key.fromMasterSeed(seed).derive(parentPath)
+        // Its fingerprint (a child's parentFingerprint) is a getter that recomputes the public key on
+        // every child: kept as a value on the cached node, it is computed once.
+        Object.defineProperty(node, 'fingerprint', { value: node.fingerprint })
+        return node
+      })
+      const key = parent.deriveChild(index + HARDENED_OFFSET)
+      return { path, address: getAddressDecoder().decode(key.publicKeyRaw), privateKey: key.privateKey }
+    }
+    const parent = getBranchNode(`secp256k1:${parentPath}`, () =>
+      HDKey.fromMasterSeed(seed).derive(parentPath),
+    )
+    const key = parent.deriveChild(index)
+    const address = toAddress(branch.family, branch.environment, key)
+    return { path, address, privateKey: key.privateKey ?? new Uint8Array() }
+  }
+}
+
+/** Derives the deposit key of `index` in `branch` from the 64-byte master seed, once (no cache). */
+export function deriveDepositKey(seed: Uint8Array, branch: DerivationBranch, index: number): DepositKey {
+  return createDepositKeyDeriver(seed)(branch, index)
 }
 
 /** The 0x-hex private key at `path` (a secp256k1 path of {@link getDerivationPath}) of the master seed. */
