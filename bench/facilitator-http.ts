@@ -1,5 +1,6 @@
 // Our facilitator vs the reference one (@x402/core x402Facilitator + @x402/evm ExactEvmScheme),
-// both served over HTTP with hono on the same anvil devnet (Base Sepolia USDC, eip3009), in one run:
+// both served over HTTP on the same anvil devnet (ours by its Node listener, as `tollgate facilitator`
+// serves it; the reference with hono) (Base Sepolia USDC, eip3009), in one run:
 // - verify: throughput and p50/p99 at 1, 16 and 64 connections (autocannon, 64 distinct valid payments);
 // - settle: throughput, p50/p99 and failed payments at concurrency 1, 16 and 64 (fresh payments).
 // Each facilitator runs in its own child process (this file with `--serve <target>`), so the load

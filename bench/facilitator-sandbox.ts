@@ -25,9 +25,13 @@ const NETWORK = 'eip155:84532'
 const PAYLOADS = Number(process.env.BENCH_PAYLOADS ?? 1000)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-// Unmeasured rounds per target before the measured ones (JIT warm-up, connection pools, caches of
-// code per payer): the first round of a cold process costs up to twice the CPU per verify.
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1)
+// Unmeasured rounds per target before any measured one (JIT warm-up, connection pools, caches of
+// code per payer): ours spends up to twice the CPU per verify over a fresh process's first few
+// thousand verifies, so a set measured first looked dearer than one measured second.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
+// Seconds the sandbox is watched idle before the rounds (its background CPU).
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
+// Payer sets, measured in this order.
 const SETS = (process.env.BENCH_SETS ?? 'one-payer,32-payers').split(',')
 // e.g. BENCH_NODE_ARGS=--cpu-prof to profile the serving processes.
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
@@ -76,6 +80,13 @@ async function main() {
     }
     const anvilPid = await findAnvil(pids.sandbox as number)
     const cpu: Record<string, Record<string, { target: number[]; anvil: number[]; client: number[] }>> = {}
+    // What the sandbox spends with no request at all (its watchers and job runner), per second.
+    const idleFrom = await cpuMicros(pids.sandbox as number)
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
+    const sandboxIdleMicrosPerSecond = round(
+      ((await cpuMicros(pids.sandbox as number)) - idleFrom) / IDLE_SECONDS,
+    )
+    console.log(`sandbox idle: ${sandboxIdleMicrosPerSecond} us of CPU per second`)
     const asset: Asset = { ...usdc, network: NETWORK, symbol: 'USDC' }
     const requirements = createEip3009Server().createRequirements({
       asset,
@@ -85,19 +96,19 @@ async function main() {
     const onePayer = [privateKeyToAccount(payerKey)]
     const manyPayers = await fundPayers(network.rpcUrl, usdc.address as Hex, payerKey, 32)
     const results: Record<string, Record<string, number[]>> = {}
-    for (const [setName, payers] of [
-      ['one-payer', onePayer],
-      ['32-payers', manyPayers],
-    ] as const) {
-      if (!SETS.includes(setName)) {
-        continue
+    const payerSets: Record<string, PrivateKeyAccount[]> = { 'one-payer': onePayer, '32-payers': manyPayers }
+    for (let r = 0; r < WARMUP; r++) {
+      for (const url of Object.values(targets)) {
+        await blast(`${url}/verify`, await signEip3009Bodies(manyPayers, requirements, PAYLOADS))
+      }
+    }
+    // In the order BENCH_SETS names them.
+    for (const setName of SETS) {
+      const payers = payerSets[setName]
+      if (!payers) {
+        throw new Error(`unknown payer set ${setName}`)
       }
       results[setName] = {}
-      for (let r = 0; r < WARMUP; r++) {
-        for (const url of Object.values(targets)) {
-          await blast(`${url}/verify`, await signEip3009Bodies(payers, requirements, PAYLOADS))
-        }
-      }
       for (let r = 0; r < ROUNDS; r++) {
         for (const [name, url] of Object.entries(targets)) {
           const bodies = await signEip3009Bodies(payers, requirements, PAYLOADS)
@@ -144,6 +155,11 @@ async function main() {
               {
                 medianPerSecond: round(median(xs)),
                 ratioToReference: round(median(xs) / Math.max(1, reference)),
+                // Load-insensitive: the reference's CPU per verify over this target's (medians).
+                cpuRatioToReference: round(
+                  median(cpu[set]?.reference?.target ?? []) /
+                    Math.max(1, median(cpu[set]?.[name]?.target ?? [])),
+                ),
               },
             ]),
           ),
@@ -155,10 +171,11 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       loadavg: loadavg().map(round),
-      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil`,
+      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured rounds per target first, then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil`,
       summary,
       results,
       cpuMicrosPerVerify: cpu,
+      sandboxIdleMicrosPerSecond,
     }
     await writeFile(join(here, 'results', 'facilitator-sandbox.json'), `${JSON.stringify(body, null, 2)}\n`)
     console.log(JSON.stringify(summary))
