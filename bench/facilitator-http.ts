@@ -1,5 +1,6 @@
 // Our facilitator vs the reference one (@x402/core x402Facilitator + @x402/evm ExactEvmScheme),
-// both served over HTTP with hono on the same anvil devnet (Base Sepolia USDC, eip3009), in one run:
+// both served over HTTP on the same anvil devnet (ours by its Node listener, as `tollgate facilitator`
+// serves it; the reference with hono) (Base Sepolia USDC, eip3009), in one run:
 // - verify: throughput and p50/p99 at 1, 16 and 64 connections (autocannon, 64 distinct valid payments);
 // - settle: throughput, p50/p99 and failed payments at concurrency 1, 16 and 64 (fresh payments).
 // Each facilitator runs in its own child process (this file with `--serve <target>`), so the load
@@ -8,6 +9,8 @@
 // Writes bench/results/facilitator-http.json.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -29,7 +32,7 @@ import {
 } from '@tollgate/evm'
 import {
   createFacilitator,
-  createFacilitatorApp,
+  createFacilitatorListener,
   createPostgresSettlementStore,
   openSettlementDatabase,
 } from '@tollgate/facilitator'
@@ -362,12 +365,17 @@ async function serveTarget(target: Target, manifest: DevnetManifest): Promise<vo
   const relayerKeys = manifest.wallets
     .filter((w) => w.network === NETWORK && w.role === 'relayer')
     .map((w) => w.privateKey as Hex)
-  const app =
+  // Ours is served as `tollgate facilitator` serves it (its Node listener), the reference with hono.
+  const server =
     target === 'reference'
-      ? createReferenceApp(network, relayerKeys[0] as Hex)
-      : await createOurApp(target, network, relayerKeys)
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
-    console.log(`LISTENING http://127.0.0.1:${info.port}`)
+      ? serve({
+          fetch: createReferenceApp(network, relayerKeys[0] as Hex).fetch,
+          port: 0,
+          hostname: '127.0.0.1',
+        })
+      : createServer(await createOurListener(target, network, relayerKeys)).listen(0, '127.0.0.1')
+  server.once('listening', () => {
+    console.log(`LISTENING http://127.0.0.1:${(server.address() as AddressInfo).port}`)
   })
   process.once('SIGTERM', () =>
     server.close(async () => {
@@ -379,7 +387,11 @@ async function serveTarget(target: Target, manifest: DevnetManifest): Promise<vo
   )
 }
 
-async function createOurApp(target: Target, network: DevnetNetwork, keys: Hex[]): Promise<Hono> {
+async function createOurListener(
+  target: Target,
+  network: DevnetNetwork,
+  keys: Hex[],
+): Promise<ReturnType<typeof createFacilitatorListener>> {
   const client = createPublicClient({ chain: toViemChain(network), transport: http(), pollingInterval: 50 })
   const relayer = createRelayer({
     network: NETWORK,
@@ -400,7 +412,7 @@ async function createOurApp(target: Target, network: DevnetNetwork, keys: Hex[])
     await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db)
     await db.destroy()
   })
-  return createFacilitatorApp(facilitator)
+  return createFacilitatorListener(facilitator)
 }
 
 // The reference facilitator served as its example server does: parse the body, call

@@ -25,6 +25,16 @@ const NETWORK = 'eip155:84532'
 const PAYLOADS = Number(process.env.BENCH_PAYLOADS ?? 1000)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+// Unmeasured rounds per target before any measured one (JIT warm-up, connection pools, caches of
+// code per payer): ours spends up to twice the CPU per verify over a fresh process's first few
+// thousand verifies, so a set measured first looked dearer than one measured second.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
+// Seconds the sandbox is watched idle before the rounds (its background CPU).
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
+// Payer sets, measured in this order.
+const SETS = (process.env.BENCH_SETS ?? 'one-payer,32-payers').split(',')
+// e.g. BENCH_NODE_ARGS=--cpu-prof to profile the serving processes.
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
 const children: ChildProcess[] = []
 
 type SandboxManifest = {
@@ -61,6 +71,22 @@ async function main() {
       standalone: await serveBenchTarget('ours', devnetManifest),
       reference: await serveBenchTarget('reference', devnetManifest),
     }
+    // Whose CPU a round spends (load-insensitive): the serving process, the sandbox's Base Sepolia
+    // anvil, and this client (undici); microseconds per verify, read from /proc around each round.
+    const pids: Record<string, number> = {
+      sandbox: children[0]?.pid ?? -1,
+      standalone: children[1]?.pid ?? -1,
+      reference: children[2]?.pid ?? -1,
+    }
+    const anvilPid = await findAnvil(pids.sandbox as number)
+    const cpu: Record<string, Record<string, { target: number[]; anvil: number[]; client: number[] }>> = {}
+    // What the sandbox spends with no request at all (its watchers and job runner), per second.
+    const idleFrom = await cpuMicros(pids.sandbox as number)
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000))
+    const sandboxIdleMicrosPerSecond = round(
+      ((await cpuMicros(pids.sandbox as number)) - idleFrom) / IDLE_SECONDS,
+    )
+    console.log(`sandbox idle: ${sandboxIdleMicrosPerSecond} us of CPU per second`)
     const asset: Asset = { ...usdc, network: NETWORK, symbol: 'USDC' }
     const requirements = createEip3009Server().createRequirements({
       asset,
@@ -70,18 +96,50 @@ async function main() {
     const onePayer = [privateKeyToAccount(payerKey)]
     const manyPayers = await fundPayers(network.rpcUrl, usdc.address as Hex, payerKey, 32)
     const results: Record<string, Record<string, number[]>> = {}
-    for (const [setName, payers] of [
-      ['one-payer', onePayer],
-      ['32-payers', manyPayers],
-    ] as const) {
+    const payerSets: Record<string, PrivateKeyAccount[]> = { 'one-payer': onePayer, '32-payers': manyPayers }
+    for (let r = 0; r < WARMUP; r++) {
+      for (const url of Object.values(targets)) {
+        await blast(`${url}/verify`, await signEip3009Bodies(manyPayers, requirements, PAYLOADS))
+      }
+    }
+    // In the order BENCH_SETS names them.
+    for (const setName of SETS) {
+      const payers = payerSets[setName]
+      if (!payers) {
+        throw new Error(`unknown payer set ${setName}`)
+      }
       results[setName] = {}
       for (let r = 0; r < ROUNDS; r++) {
         for (const [name, url] of Object.entries(targets)) {
           const bodies = await signEip3009Bodies(payers, requirements, PAYLOADS)
+          const before = {
+            target: await cpuMicros(pids[name] as number),
+            anvil: await cpuMicros(anvilPid),
+            client: clientMicros(),
+          }
           const perSecond = await blast(`${url}/verify`, bodies)
+          const after = {
+            target: await cpuMicros(pids[name] as number),
+            anvil: await cpuMicros(anvilPid),
+            client: clientMicros(),
+          }
+          const perVerify = (k: 'target' | 'anvil' | 'client') =>
+            round((after[k] - before[k]) / bodies.length)
           const runs = results[setName] as Record<string, number[]>
           runs[name] = [...(runs[name] ?? []), perSecond]
-          console.log(`${setName} round ${r + 1} ${name}`.padEnd(32), `${perSecond} verifies/s`)
+          cpu[setName] ??= {}
+          const setCpu = cpu[setName] as (typeof cpu)[string]
+          setCpu[name] ??= { target: [], anvil: [], client: [] }
+          const mine = setCpu[name] as (typeof setCpu)[string]
+          mine.target.push(perVerify('target'))
+          mine.anvil.push(perVerify('anvil'))
+          mine.client.push(perVerify('client'))
+          console.log(
+            `${setName} round ${r + 1} ${name}`.padEnd(32),
+            `${perSecond} verifies/s`.padEnd(18),
+            `cpu us/verify: target ${perVerify('target')}, anvil ${perVerify('anvil')}, client ${perVerify('client')}`,
+            `(load ${loadavg()[0]?.toFixed(1)})`,
+          )
         }
       }
     }
@@ -97,6 +155,11 @@ async function main() {
               {
                 medianPerSecond: round(median(xs)),
                 ratioToReference: round(median(xs) / Math.max(1, reference)),
+                // Load-insensitive: the reference's CPU per verify over this target's (medians).
+                cpuRatioToReference: round(
+                  median(cpu[set]?.reference?.target ?? []) /
+                    Math.max(1, median(cpu[set]?.[name]?.target ?? [])),
+                ),
               },
             ]),
           ),
@@ -108,9 +171,11 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       loadavg: loadavg().map(round),
-      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${ROUNDS} alternating rounds; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil`,
+      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured rounds per target first, then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil`,
       summary,
       results,
+      cpuMicrosPerVerify: cpu,
+      sandboxIdleMicrosPerSecond,
     }
     await writeFile(join(here, 'results', 'facilitator-sandbox.json'), `${JSON.stringify(body, null, 2)}\n`)
     console.log(JSON.stringify(summary))
@@ -132,7 +197,15 @@ async function startSandbox(dir: string): Promise<SandboxManifest> {
   const manifestPath = join(dir, 'sandbox.json')
   const child = spawn(
     process.execPath,
-    ['--conditions=tollgate-source', '--import', 'tsx', 'packages/service/src/main.ts', '--port', '0'],
+    [
+      ...NODE_ARGS,
+      '--conditions=tollgate-source',
+      '--import',
+      'tsx',
+      'packages/service/src/main.ts',
+      '--port',
+      '0',
+    ],
     {
       cwd: root,
       env: { ...process.env, TOLLGATE_DATA_DIR: join(dir, 'data'), TOLLGATE_MANIFEST: manifestPath },
@@ -147,7 +220,15 @@ async function startSandbox(dir: string): Promise<SandboxManifest> {
 async function serveBenchTarget(target: 'ours' | 'reference', manifest: unknown): Promise<string> {
   const child = spawn(
     process.execPath,
-    ['--conditions=tollgate-source', '--import', 'tsx', join(here, 'facilitator-http.ts'), '--serve', target],
+    [
+      ...NODE_ARGS,
+      '--conditions=tollgate-source',
+      '--import',
+      'tsx',
+      join(here, 'facilitator-http.ts'),
+      '--serve',
+      target,
+    ],
     {
       cwd: root,
       env: { ...process.env, BENCH_MANIFEST: JSON.stringify(manifest) },
@@ -168,6 +249,54 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
       }
     })
   })
+}
+
+// CPU time (user + system) of a process in microseconds, from /proc (Linux); 0 elsewhere.
+async function cpuMicros(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after "pid (comm) ".
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100
+  } catch {
+    return 0
+  }
+}
+
+function clientMicros(): number {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+
+// The sandbox's Base Sepolia anvil: a descendant of the sandbox process run with --chain-id 84532.
+async function findAnvil(root: number): Promise<number> {
+  const { readdir } = await import('node:fs/promises')
+  const parents = new Map<number, number>()
+  const anvils: number[] = []
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid)) {
+      continue
+    }
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+      parents.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0')
+      if (cmdline[0]?.endsWith('/anvil') && cmdline.includes('84532')) {
+        anvils.push(pid)
+      }
+    } catch {}
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = pid, depth = 0; p > 1 && depth < 8; depth++) {
+      p = parents.get(p) ?? 0
+      if (p === root) {
+        return true
+      }
+    }
+    return false
+  }
+  return anvils.find(descends) ?? -1
 }
 
 // Fresh payers, each sent 1 USDC by the sandbox's funded payer (verify checks the balance).

@@ -18,6 +18,8 @@ export type { Facilitator, FacilitatorDeps, FacilitatorHealth } from './create-f
 export { createFacilitator } from './create-facilitator.js'
 export type { FacilitatorAppOptions } from './create-facilitator-app.js'
 export { createFacilitatorApp } from './create-facilitator-app.js'
+export type { NodeRequestListener } from './create-facilitator-listener.js'
+export { createFacilitatorListener } from './create-facilitator-listener.js'
 export { drainUnreadBody } from './drain-unread-body.js'
 export type {
   FacilitatorMetrics,

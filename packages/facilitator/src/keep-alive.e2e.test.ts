@@ -1,9 +1,12 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createKeepAliveClient } from '@tollgate/core/testing'
 import { Hono } from 'hono'
 import { mount } from 'hono/mount'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createFacilitator } from './create-facilitator.js'
+import { createFacilitator, type Facilitator } from './create-facilitator.js'
 import { createFacilitatorApp } from './create-facilitator-app.js'
+import { createFacilitatorListener } from './create-facilitator-listener.js'
 import { createFakeScheme } from './testing/create-fake-scheme.js'
 import { type ServedForTests, serveForTests } from './testing/serve-for-tests.js'
 
@@ -13,9 +16,11 @@ import { type ServedForTests, serveForTests } from './testing/serve-for-tests.js
 
 const MiB = 1024 * 1024
 
+const options = { authToken: 'secret' }
 const modes = {
-  direct: (app: Hono) => serveForTests(app.fetch),
-  mounted: (app: Hono) => {
+  direct: (facilitator: Facilitator) => serveForTests(createFacilitatorApp(facilitator, options).fetch),
+  mounted: (facilitator: Facilitator) => {
+    const app = createFacilitatorApp(facilitator, options)
     const root = new Hono()
     root.all('/facilitator/*', mount(app.fetch))
     // Like the sandbox's listener: the Node request is not passed on.
@@ -24,6 +29,22 @@ const modes = {
       url: `${s.url}/facilitator`,
     }))
   },
+  // As `tollgate facilitator` and the sandbox serve it: the Node listener, hono behind it.
+  listener: (facilitator: Facilitator): Promise<ServedForTests> => {
+    const server = createServer(createFacilitatorListener(facilitator, options)).listen(0, '127.0.0.1')
+    return new Promise((resolve) =>
+      server.once('listening', () =>
+        resolve({
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done())
+              server.closeAllConnections()
+            }),
+        }),
+      ),
+    )
+  },
 }
 
 for (const [mode, start] of Object.entries(modes)) {
@@ -31,7 +52,7 @@ for (const [mode, start] of Object.entries(modes)) {
     let served: ServedForTests
     beforeAll(async () => {
       const facilitator = createFacilitator({ schemes: [createFakeScheme()] })
-      served = await start(createFacilitatorApp(facilitator, { authToken: 'secret' }))
+      served = await start(facilitator)
     })
     afterAll(async () => {
       await served?.close()
@@ -66,6 +87,22 @@ for (const [mode, start] of Object.entries(modes)) {
         })
         expect(refused.status).toBe(401)
         const next = await client.send('POST', '/settle', { body: '{"a":', headers: auth })
+        expect(next).toMatchObject({ status: 400, reusedSocket: true })
+        expect(client.socketsOpened).toBe(1)
+      } finally {
+        client.close()
+      }
+    })
+
+    test('behavior: verify, a malformed body and settle answer in turn on one socket', async () => {
+      const client = createKeepAliveClient(served.url)
+      try {
+        const body = JSON.stringify({ x402Version: 2, paymentPayload: {}, paymentRequirements: {} })
+        const malformed = await client.send('POST', '/verify', { body: '{"a":', headers: auth })
+        expect(malformed.status).toBe(400)
+        const invalid = await client.send('POST', '/verify', { body, headers: auth })
+        expect(invalid.status).toBe(400)
+        const next = await client.send('POST', '/settle', { body, headers: auth })
         expect(next).toMatchObject({ status: 400, reusedSocket: true })
         expect(client.socketsOpened).toBe(1)
       } finally {

@@ -1,7 +1,7 @@
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import { createFacilitator, type Facilitator } from './create-facilitator.js'
-import { createFacilitatorApp } from './create-facilitator-app.js'
+import { createFacilitatorListener } from './create-facilitator-listener.js'
 import { createSchemesFromConfig } from './create-schemes-from-config.js'
 import type { FacilitatorConfig } from './facilitator-config.js'
 import { type Logger, silentLogger } from './logger.js'
@@ -43,15 +43,15 @@ export async function startFacilitatorServer(
       ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
       ...(config.settleWaitTimeoutMs ? { settleWaitTimeoutMs: config.settleWaitTimeoutMs } : {}),
     })
-    const app = createFacilitatorApp(facilitator, {
+    const listener = createFacilitatorListener(facilitator, {
       logger,
       ...(config.authToken ? { authToken: config.authToken } : {}),
       ...(config.bodyLimitBytes ? { bodyLimitBytes: config.bodyLimitBytes } : {}),
     })
-    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
-        resolve(started),
-      )
+    const server = await new Promise<Server>((resolve, reject) => {
+      const started = createServer(listener)
+      started.once('error', reject)
+      started.listen(config.port, config.host, () => resolve(started))
     })
     const { port } = server.address() as AddressInfo
     const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host

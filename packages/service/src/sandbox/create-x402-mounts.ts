@@ -3,6 +3,7 @@ import { getBase58Decoder } from '@solana/kit'
 import { createAssetRegistry, SOLANA_DEVNET } from '@tollgate/core'
 import {
   createFacilitatorApp,
+  createFacilitatorListener,
   createPostgresSettlementStore,
   type Facilitator,
   startReconcileLoop,
@@ -61,7 +62,11 @@ export function createX402Mounts(context: SandboxContext): SandboxMount[] {
     return []
   }
   return [
-    { path: '/facilitator', fetch: createFacilitatorApp(facilitator).fetch },
+    {
+      path: '/facilitator',
+      fetch: createFacilitatorApp(facilitator).fetch,
+      listener: createFacilitatorListener(facilitator),
+    },
     { path: '/demo', fetch: createDemoApp(context, facilitator).fetch },
   ]
 }

@@ -1,9 +1,12 @@
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 
 /** A fetch handler as `@hono/node-server` calls it: the request and its Node bindings (`incoming`). */
 export type NodeFetch = (request: Request, env: { incoming: IncomingMessage }) => Response | Promise<Response>
+
+/** A Node `http` request listener (the facilitator serves its hot routes from one). */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
 
 /**
  * A listening HTTP server: its base URL (`http://127.0.0.1:4020`), how to close it, and `route`,
@@ -16,14 +19,15 @@ export type Listening = {
    * Serves `path` and everything under it with `fetch`, which sees paths relative to `path`. The
    * request skips the main handler entirely (its middleware, logging and hono's mount), and the
    * handler gets the Node request, so an app that reads bodies from it (the facilitator) can.
+   * With `listener`, the path is served by that Node listener instead of `fetch`.
    */
-  route: (path: string, fetch: NodeFetch) => void
+  route: (path: string, fetch: NodeFetch, listener?: NodeListener) => void
 }
 
 /** Serves `fetch` on `host:port` (0 picks a free port); resolves once listening. */
 export function listen(fetch: NodeFetch, options: { port: number; host: string }): Promise<Listening> {
   const main = getRequestListener(fetch as never)
-  const routes: { prefix: string; listener: ReturnType<typeof getRequestListener> }[] = []
+  const routes: { prefix: string; listener: NodeListener }[] = []
   const server = createServer((req, res) => {
     const url = req.url ?? '/'
     for (const { prefix, listener } of routes) {
@@ -48,8 +52,11 @@ export function listen(fetch: NodeFetch, options: { port: number; host: string }
             server.close(() => done())
             server.closeAllConnections()
           }),
-        route: (path, handler) => {
-          routes.push({ prefix: path.replace(/\/+$/, ''), listener: getRequestListener(handler as never) })
+        route: (path, handler, listener) => {
+          routes.push({
+            prefix: path.replace(/\/+$/, ''),
+            listener: listener ?? getRequestListener(handler as never),
+          })
         },
       })
     })

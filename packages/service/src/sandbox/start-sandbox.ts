@@ -26,7 +26,7 @@ import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
 import type { SandboxSmartAccount } from './create-sandbox-safes.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
-import { listen, type NodeFetch } from './listen.js'
+import { listen, type NodeFetch, type NodeListener } from './listen.js'
 import { renderSandboxHome } from './sandbox-home.js'
 import { createSandboxManifest, type SandboxManifest } from './sandbox-manifest.js'
 
@@ -52,6 +52,11 @@ export type SandboxContext = {
 export type SandboxMount = {
   path: string
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>
+  /**
+   * The same handler as a Node request listener: the server uses it for requests to `path`
+   * (`fetch` still serves `app.request()`); the facilitator's serves verify and settle without hono.
+   */
+  listener?: NodeListener
   /** Called on `stop()`, before the database and devnet close. */
   stop?: () => Promise<void>
 }
@@ -208,7 +213,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     for (const extra of (await options.mounts?.(context)) ?? []) {
       const path = extra.path.replace(/\/+$/, '')
       // The server hands these paths to the mount directly; the app keeps them for app.request().
-      server.route(path, extra.fetch)
+      server.route(path, extra.fetch, extra.listener)
       app.all(path, mount(extra.fetch))
       app.all(`${path}/*`, mount(extra.fetch))
       if (extra.stop) {
