@@ -17,6 +17,14 @@ export type EnqueueJobInput = {
 export const jobsChannel = 'tollgate_jobs'
 
 /**
+ * Only jobs due within this many ms of their enqueue NOTIFY the runners. A later job (a backstop 30 s
+ * out, a retry) is found by the runner's own look at the queue, at most `pollMs` (default 1 s) apart
+ * and at the next `run_at` it knows of, so waking every runner for it would only cost them an empty
+ * claim and a look at the queue per enqueue (docs/jobs.md "Wake-ups").
+ */
+export const notifyWithinMs = 1_000
+
+/**
  * Inserts a durable job in `db` (pass the caller's transaction so the job exists exactly when the
  * state change that asked for it commits) and notifies the runners. Returns the job id, or null when
  * an unfinished job with the same (kind, key) already exists.
@@ -55,7 +63,9 @@ export async function enqueueJobs(
     updated_at: now,
   }))
   // The NOTIFY is delivered at commit (PostgreSQL and PGlite alike), so a runner never wakes before
-  // the row is visible; identical notifications of one transaction arrive once.
+  // the row is visible; identical notifications of one transaction arrive once. Jobs due later than
+  // notifyWithinMs notify no one.
+  const notifyBefore = new Date(now.getTime() + notifyWithinMs)
   const inserted = await db
     .with('inserted', (qb) =>
       qb
@@ -68,10 +78,15 @@ export async function enqueueJobs(
             .where('status', 'in', ['queued', 'running'])
             .doNothing(),
         )
-        .returning(['id', 'kind']),
+        .returning(['id', 'kind', 'run_at']),
     )
     .selectFrom('inserted')
-    .select(['id', sql<string>`pg_notify(${jobsChannel}, kind)`.as('notified')])
+    .select([
+      'id',
+      sql<string | null>`case when run_at <= ${notifyBefore} then pg_notify(${jobsChannel}, kind) end`.as(
+        'notified',
+      ),
+    ])
     .execute()
   return inserted.map((row) => row.id)
 }
