@@ -167,10 +167,13 @@ export async function createPayout(
       runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
       key: `${id}:0`,
     })
-    // The merchant's ledger account and daily-usage row are the contended rows: locked last, in this
-    // order (settlePayout's void takes them in the same order), so they are held for as few
+    // The merchant's daily-usage row and ledger account are the contended rows: locked last, usage
+    // first (settlePayout's void takes them in the same order), so they are held for as few
     // statements as possible before the commit. The ledger claims its idempotency key before it
-    // locks the accounts; a balance or limit refusal rolls everything back.
+    // locks the accounts, and the payout row already carries the reservation's id, so the accounts
+    // are held for the counters, the transfers and the balance transactions only; a balance or
+    // limit refusal rolls everything back.
+    await reserveDailyUsage(trx, input, { day, amount: plan.usdEquivalent, limit: dailyLimit })
     const ledger = await createPendingTransfer(
       { db: trx, ids: deps.ids, clock: deps.clock },
       {
@@ -187,7 +190,6 @@ export async function createPayout(
     if (ledger.id !== ledgerTransactionId) {
       throw new AppError('internal_error', { message: `payout ${id}: ledger key payout:${id} already used` })
     }
-    await reserveDailyUsage(trx, input, { day, amount: plan.usdEquivalent, limit: dailyLimit })
     const payout = inserted
     return { payout }
   })

@@ -78,15 +78,14 @@ export async function settlePayout(
       updated,
       outcome.status === 'success' ? 'payout.success' : 'payout.failed',
     )
-    // The merchant's ledger account and daily-usage row are the rows every payout of the merchant
-    // locks: touched last (in the order createPayout locks them: accounts, then usage), so they are
+    // The merchant's daily-usage row and ledger account are the rows every payout of the merchant
+    // locks: touched last (in the order createPayout locks them: usage, then accounts), so they are
     // held only until the commit right after.
     const ledger = { db: trx, ids: deps.ids, clock: deps.clock }
     const target = { environment: payout.environment, transactionId: ledgerTransactionId }
     if (outcome.status === 'success') {
       await postPendingTransaction(ledger, target)
     } else {
-      await voidPendingTransaction(ledger, target)
       await trx
         .updateTable('payout_daily_usage')
         .set((eb) => ({ used: eb('used', '-', payout.usd_equivalent) }))
@@ -94,6 +93,7 @@ export async function settlePayout(
         .where('environment', '=', payout.environment)
         .where('day', '=', payout.usage_day)
         .execute()
+      await voidPendingTransaction(ledger, target)
     }
     return updated
   })
