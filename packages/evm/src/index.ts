@@ -46,6 +46,7 @@ export type {
   RelayerTransactionRequest,
 } from './relayer/types.js'
 export type { EvmPayer } from './signatures/evm-payer.js'
+export { nativePrivateKeyToAccount } from './signatures/native-account.js'
 export { recoverSigner } from './signatures/recover-signer.js'
 export type { Eip3009Message, Permit2Message } from './signatures/typed-data.js'
 export {

@@ -7,7 +7,7 @@ import { createLogger } from '../http/create-logger.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createManualClock } from '../testing/manual-clock.js'
 import { createJobRunner, type JobRunnerOptions } from './create-job-runner.js'
-import { enqueueJob } from './enqueue-job.js'
+import { enqueueJob, jobsChannel } from './enqueue-job.js'
 
 const ids = createIdGenerator()
 const logger = createLogger({ level: 'silent' })
@@ -55,6 +55,30 @@ describeEachDatabase(
         await vi.waitFor(() => expect(seen).toEqual(['a']), { timeout: 10_000, interval: 20 })
       } finally {
         await r.stop()
+      }
+    })
+
+    test('behavior: only a job due within notifyWithinMs notifies; a later one wakes no runner', async () => {
+      // Kinds unique to this run: test schemas on one server share the NOTIFY channel.
+      const suffix = ids.create('k')
+      const heard: string[] = []
+      const unlisten = await opened.notifications.listen(jobsChannel, (kind) => {
+        heard.push(kind)
+      })
+      try {
+        const now = () => new Date()
+        await enqueueJob(
+          db,
+          { ids, clock: { now } },
+          { kind: `t.later.${suffix}`, runAt: new Date(Date.now() + 30_000) },
+        )
+        await enqueueJob(db, { ids, clock: { now } }, { kind: `t.soon.${suffix}` })
+        await vi.waitFor(() => expect(heard).toContain(`t.soon.${suffix}`), { timeout: 10_000, interval: 20 })
+        // The later job was inserted (and committed) first, so its NOTIFY would have arrived by now.
+        expect(heard.filter((k) => k.endsWith(suffix))).toEqual([`t.soon.${suffix}`])
+        expect((await jobRows()).map((j) => j.kind).sort()).toEqual([`t.later.${suffix}`, `t.soon.${suffix}`])
+      } finally {
+        await unlisten()
       }
     })
 

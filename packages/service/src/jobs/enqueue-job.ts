@@ -17,6 +17,14 @@ export type EnqueueJobInput = {
 export const jobsChannel = 'tollgate_jobs'
 
 /**
+ * Only jobs due within this many ms of their enqueue NOTIFY the runners. A later job (a backstop 30 s
+ * out, a retry) is found by the runner's own look at the queue, at most `pollMs` (default 1 s) apart
+ * and at the next `run_at` it knows of, so waking every runner for it would only cost them an empty
+ * claim and a look at the queue per enqueue (docs/jobs.md "Wake-ups").
+ */
+export const notifyWithinMs = 1_000
+
+/**
  * Inserts a durable job in `db` (pass the caller's transaction so the job exists exactly when the
  * state change that asked for it commits) and notifies the runners. Returns the job id, or null when
  * an unfinished job with the same (kind, key) already exists.
@@ -42,20 +50,29 @@ export async function enqueueJobs(
   if (inputs.length === 0) {
     return []
   }
-  // The NOTIFY is delivered at commit (PostgreSQL and PGlite alike), so a runner never wakes before
-  // the row is visible; identical notifications of one transaction arrive once.
   const inserted = await db
     .with('inserted', () => toInsertJobsQuery(db, deps, inputs))
     .selectFrom('inserted')
-    .select(['id', sql<string>`pg_notify(${jobsChannel}, kind)`.as('notified')])
+    .select(['id', notifyDueJob(deps).as('notified')])
     .execute()
   return inserted.map((row) => row.id)
 }
 
 /**
- * The insert of {@link enqueueJobs} (returning `id` and `kind` of the jobs inserted), for a caller
- * that puts its jobs in a CTE of its own statement (one round trip less). The caller must also
- * `select pg_notify(jobsChannel, kind)` from that CTE in the same statement, as enqueueJobs does.
+ * The NOTIFY of one inserted job, to select from the insert's CTE (columns `kind` and `run_at`): only a
+ * job due within {@link notifyWithinMs} notifies. The NOTIFY is delivered at commit (PostgreSQL and
+ * PGlite alike), so a runner never wakes before the row is visible; identical notifications of one
+ * transaction arrive once.
+ */
+export function notifyDueJob(deps: Pick<Deps, 'clock'>) {
+  const notifyBefore = new Date(deps.clock.now().getTime() + notifyWithinMs)
+  return sql<string | null>`case when run_at <= ${notifyBefore} then pg_notify(${jobsChannel}, kind) end`
+}
+
+/**
+ * The insert of {@link enqueueJobs} (returning `id`, `kind` and `run_at` of the jobs inserted), for a
+ * caller that puts its jobs in a CTE of its own statement (one round trip less). The caller must also
+ * select {@link notifyDueJob} from that CTE in the same statement, as enqueueJobs does.
  * `inputs` must not be empty.
  */
 export function toInsertJobsQuery(db: Db, deps: Pick<Deps, 'ids' | 'clock'>, inputs: EnqueueJobInput[]) {
@@ -81,5 +98,5 @@ export function toInsertJobsQuery(db: Db, deps: Pick<Deps, 'ids' | 'clock'>, inp
         .where('status', 'in', ['queued', 'running'])
         .doNothing(),
     )
-    .returning(['id', 'kind'])
+    .returning(['id', 'kind', 'run_at'])
 }

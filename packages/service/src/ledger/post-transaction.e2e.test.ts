@@ -1,6 +1,7 @@
 import { isAppError } from '@tollgate/core'
 import { sql } from 'kysely'
 import { beforeAll, expect, test } from 'vitest'
+import { inTransaction } from '../db/in-transaction.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
 import { getBalanceTransaction, listBalanceTransactions } from './balance-transactions.js'
@@ -276,6 +277,47 @@ describeEachDatabase('postTransaction', (getDb) => {
       })
     const suspense = await getAccountBalance(deps, { environment: 'test', code: 'suspense', currency: 'NGN' })
     expect(suspense.available).toBe(9n)
+  })
+
+  test('behavior: transactionId names the transaction, inside a caller transaction too; a replay keeps the first id', async () => {
+    const legs = [
+      { debit: merchantAccount(a), credit: merchantAccount(b), amount: 1_000n, currency: 'USDT' as const },
+    ]
+    const posted = await inTransaction(deps.db, (trx) =>
+      postTransaction(
+        { ...deps, db: trx },
+        {
+          environment: 'test',
+          idempotencyKey: 'chosen-id-1',
+          transactionId: 'ltx_chosen1',
+          legs,
+          source: 'adjustment',
+        },
+      ),
+    )
+    expect(posted).toMatchObject({ id: 'ltx_chosen1', replayed: false })
+    const again = await inTransaction(deps.db, (trx) =>
+      postTransaction(
+        { ...deps, db: trx },
+        {
+          environment: 'test',
+          idempotencyKey: 'chosen-id-1',
+          transactionId: 'ltx_chosen2',
+          legs,
+          source: 'adjustment',
+        },
+      ),
+    )
+    expect(again).toMatchObject({ id: 'ltx_chosen1', replayed: true })
+    const own = await postTransaction(deps, {
+      environment: 'test',
+      idempotencyKey: 'chosen-id-2',
+      transactionId: 'ltx_chosen3',
+      legs,
+      source: 'adjustment',
+    })
+    expect(own.id).toBe('ltx_chosen3')
+    expect(await checkLedgerInvariants(deps)).toEqual([])
   })
 })
 

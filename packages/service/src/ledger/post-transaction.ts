@@ -23,6 +23,11 @@ export type PostTransactionInput = LedgerTransactionInfo & {
   pending?: boolean
   /** For pending transfers: after this instant the transfer can no longer be posted and expires. */
   expiresAt?: Date | undefined
+  /**
+   * The `ltx_…` id to give the transaction (default a new one), so a caller can write it into its
+   * own row before posting instead of updating that row afterwards. Unused on a replay.
+   */
+  transactionId?: string | undefined
 }
 
 /** Deps of the ledger's write functions; `db` may be a transaction the caller already opened. */
@@ -60,8 +65,36 @@ function attempt(
   missing: 'inline' | 'defer',
 ): Promise<LedgerTransaction | { missing: NewAccountRow[] }> {
   return inTransaction(deps.db, async (trx) => {
-    // Accounts first: when some are missing (defer mode) nothing has been written yet, so ending the
+    const now = deps.clock.now()
+    const transactionId = input.transactionId ?? deps.ids.create('ltx')
+    const claim = () =>
+      trx
+        .insertInto('ledger_transactions')
+        .values({
+          id: transactionId,
+          environment: input.environment,
+          idempotency_key: input.idempotencyKey,
+          request_hash: requestHash,
+          source: input.source,
+          source_id: input.sourceId ?? null,
+          source_reference: input.sourceReference ?? null,
+          reference: input.reference ?? null,
+          description: input.description ?? null,
+          tx_hash: input.txHash ?? null,
+          created_at: now,
+        })
+        .onConflict((oc) => oc.columns(['environment', 'idempotency_key']).doNothing())
+        .returning('created_at')
+        .executeTakeFirst()
+    // Inline (accounts are created here if missing, so this transaction always posts): the key is
+    // claimed before the accounts are locked, so the locks, which concurrent postings to the same
+    // accounts wait for, are held for one statement less, and a replay locks nothing.
+    // Defer: accounts first, so when some are missing nothing has been written yet, ending the
     // transaction here commits nothing, and the caller creates them outside it.
+    const claimedFirst = missing === 'inline' ? await claim() : undefined
+    if (missing === 'inline' && !claimedFirst) {
+      return replayTransaction(trx, input, requestHash)
+    }
     const locked = await ensureAndLockAccounts(trx, deps, {
       environment: input.environment,
       missing,
@@ -74,26 +107,7 @@ function attempt(
       return { missing: locked.missing }
     }
     const accounts = locked.accounts
-    const now = deps.clock.now()
-    const transactionId = deps.ids.create('ltx')
-    const claimed = await trx
-      .insertInto('ledger_transactions')
-      .values({
-        id: transactionId,
-        environment: input.environment,
-        idempotency_key: input.idempotencyKey,
-        request_hash: requestHash,
-        source: input.source,
-        source_id: input.sourceId ?? null,
-        source_reference: input.sourceReference ?? null,
-        reference: input.reference ?? null,
-        description: input.description ?? null,
-        tx_hash: input.txHash ?? null,
-        created_at: now,
-      })
-      .onConflict((oc) => oc.columns(['environment', 'idempotency_key']).doNothing())
-      .returning('created_at')
-      .executeTakeFirst()
+    const claimed = claimedFirst ?? (await claim())
     if (!claimed) {
       return replayTransaction(trx, input, requestHash)
     }

@@ -4,7 +4,7 @@ import { upsertCustomer } from '../customers/upsert-customer.js'
 import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
-import { jobsChannel, toInsertJobsQuery } from '../jobs/enqueue-job.js'
+import { notifyDueJob, toInsertJobsQuery } from '../jobs/enqueue-job.js'
 import { assertSessionUrl, parseFiatAmount } from './assert-session-input.js'
 import { expireSessionJob } from './expire-payment-session.js'
 import { allocateSessionAddress } from './lock-session-address.js'
@@ -77,9 +77,7 @@ export async function createPaymentSession(
     const expiry = { kind: expireSessionJob, payload: { sessionId: id }, runAt: expiresAt, key: id }
     const { jobs_notified: _, ...row } = await trx
       .with('inserted_jobs', () => toInsertJobsQuery(trx, deps, [...jobs, expiry]))
-      .with('notified', (qb) =>
-        qb.selectFrom('inserted_jobs').select(sql<string>`pg_notify(${jobsChannel}, kind)`.as('notified')),
-      )
+      .with('notified', (qb) => qb.selectFrom('inserted_jobs').select(notifyDueJob(deps).as('notified')))
       .insertInto('payment_sessions')
       .values({
         id,

@@ -116,6 +116,8 @@ export async function createPayout(
   const id = deps.ids.create('po')
   const reference = request.reference ?? id.replace(/^po_/, 'PO-').toUpperCase()
   const day = now.toISOString().slice(0, 10)
+  // The reservation's id is chosen here so the payout row is written with it, not updated after.
+  const ledgerTransactionId = deps.ids.create('ltx')
   const outcome = await inTransaction(deps.db, async (trx) => {
     const inserted = await trx
       .insertInto('payouts')
@@ -144,11 +146,12 @@ export async function createPayout(
         response_format: input.format,
         usd_equivalent: plan.usdEquivalent,
         usage_day: day,
+        ledger_transaction_id: ledgerTransactionId,
         created_at: now,
         updated_at: now,
       })
       .onConflict((oc) => oc.columns(['merchant_id', 'environment', 'reference']).doNothing())
-      .returning('id')
+      .returningAll()
       .executeTakeFirst()
     if (!inserted) {
       // Another request with this reference committed first (it held the key until then).
@@ -164,14 +167,19 @@ export async function createPayout(
       runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
       key: `${id}:0`,
     })
-    // The merchant's daily-usage row and ledger account are the contended rows: locked last, so
-    // they are held for as short a time as possible before the commit.
+    // The merchant's daily-usage row and ledger account are the contended rows: locked last, usage
+    // first (settlePayout's void takes them in the same order), so they are held for as few
+    // statements as possible before the commit. The ledger claims its idempotency key before it
+    // locks the accounts, and the payout row already carries the reservation's id, so the accounts
+    // are held for the counters, the transfers and the balance transactions only; a balance or
+    // limit refusal rolls everything back.
     await reserveDailyUsage(trx, input, { day, amount: plan.usdEquivalent, limit: dailyLimit })
     const ledger = await createPendingTransfer(
       { db: trx, ids: deps.ids, clock: deps.clock },
       {
         environment: input.environment,
         idempotencyKey: `payout:${id}`,
+        transactionId: ledgerTransactionId,
         legs: plan.legs,
         source: 'payout',
         sourceId: id,
@@ -179,12 +187,10 @@ export async function createPayout(
         description: `Payout to ${recipient.label}`,
       },
     )
-    const payout = await trx
-      .updateTable('payouts')
-      .set({ ledger_transaction_id: ledger.id })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow()
+    if (ledger.id !== ledgerTransactionId) {
+      throw new AppError('internal_error', { message: `payout ${id}: ledger key payout:${id} already used` })
+    }
+    const payout = inserted
     return { payout }
   })
   if ('existing' in outcome) {

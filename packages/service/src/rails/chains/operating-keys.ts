@@ -1,5 +1,6 @@
 import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner } from '@solana/kit'
-import { type LocalAccount, privateKeyToAccount } from 'viem/accounts'
+import { nativePrivateKeyToAccount } from '@tollgate/evm'
+import type { LocalAccount } from 'viem/accounts'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import { deriveDepositKey, toHexKey } from './derive-deposit-key.js'
 
@@ -16,8 +17,9 @@ export type OperatingKeyOverrides = Partial<
  * fee payers: purpose 9; docs/rails.md "Chains"): one EVM treasury and a pool of fee payers per
  * environment, the same address on every EVM chain, unless `given` has keys for the environment
  * (production configuration); on Solana one treasury per environment that also pays every fee
- * (sends, sweeps, recipients' token-account rent). A production deployment would put these behind a
- * KMS signer with the same `LocalAccount` shape.
+ * (sends, sweeps, recipients' token-account rent). EVM keys sign through libsecp256k1
+ * (`nativePrivateKeyToAccount`). A production deployment would put these behind a KMS signer with
+ * the same `LocalAccount` shape.
  */
 export function createOperatingKeys(seed: Uint8Array, given: OperatingKeyOverrides = {}) {
   const cache = new Map<KeyEnvironment, { treasury: LocalAccount; feePayers: LocalAccount[] }>()
@@ -44,14 +46,14 @@ export function createOperatingKeys(seed: Uint8Array, given: OperatingKeyOverrid
       const override = given[environment]
       if (!keys && override) {
         keys = {
-          treasury: privateKeyToAccount(override.treasury),
-          feePayers: override.feePayers.map((key) => privateKeyToAccount(key)),
+          treasury: nativePrivateKeyToAccount(override.treasury),
+          feePayers: override.feePayers.map((key) => nativePrivateKeyToAccount(key)),
         }
         cache.set(environment, keys)
       }
       if (!keys) {
         const account = (purpose: 'treasury' | 'fee_payer', index: number) =>
-          privateKeyToAccount(
+          nativePrivateKeyToAccount(
             toHexKey(deriveDepositKey(seed, { family: 'evm', environment, purpose }, index)),
           )
         keys = {
