@@ -34,8 +34,14 @@ export type JobRunnerOptions = {
   concurrency?: number
   /** How long a claim holds a job before another worker may take it (default 60 s; renewed while running). */
   leaseMs?: number
-  /** Longest sleep between looks at the queue when no notification arrives (default 1 s). */
+  /** Longest sleep between looks at the queue while jobs run (default 1 s). */
   pollMs?: number
+  /**
+   * Longest sleep between looks at an idle queue: with `notifications` (every enqueue wakes the
+   * runner, and it knows the next `run_at`) default 10 s, a backstop for a lost notification or a
+   * dead worker's expired lease; without them, `pollMs`.
+   */
+  idlePollMs?: number
   /** Delay before retrying a job whose handler threw, by attempt number (1-based). */
   retryDelayMs?: (attempt: number) => number
 }
@@ -79,6 +85,7 @@ export function createJobRunner(
   const concurrency = deps.concurrency ?? 8
   const leaseMs = deps.leaseMs ?? 60_000
   const pollMs = deps.pollMs ?? 1_000
+  const idlePollMs = deps.idlePollMs ?? (deps.notifications ? Math.max(pollMs, 10_000) : pollMs)
   const retryDelayMs = deps.retryDelayMs ?? defaultRetryDelayMs
   const handlers = new Map<string, JobHandler>()
   const periodic = new Map<string, number>()
@@ -232,7 +239,7 @@ export function createJobRunner(
   const nextDueMs = async (): Promise<number> => {
     const kinds = [...handlers.keys()]
     if (kinds.length === 0) {
-      return pollMs
+      return idlePollMs
     }
     const row = await db
       .selectFrom('jobs')
@@ -240,8 +247,8 @@ export function createJobRunner(
       .where('status', '=', 'queued')
       .where('kind', 'in', kinds)
       .executeTakeFirst()
-    const next = row?.next ? new Date(row.next).getTime() - clock.now().getTime() : pollMs
-    return Math.max(0, Math.min(pollMs, next))
+    const next = row?.next ? new Date(row.next).getTime() - clock.now().getTime() : idlePollMs
+    return Math.max(0, Math.min(idlePollMs, next))
   }
 
   const sleep = (ms: number) =>
