@@ -7,7 +7,7 @@ import { createLogger } from '../http/create-logger.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createManualClock } from '../testing/manual-clock.js'
 import { createJobRunner, type JobRunnerOptions } from './create-job-runner.js'
-import { enqueueJob } from './enqueue-job.js'
+import { enqueueJob, toInsertJobsQuery } from './enqueue-job.js'
 
 const ids = createIdGenerator()
 const logger = createLogger({ level: 'silent' })
@@ -53,6 +53,27 @@ describeEachDatabase(
         await new Promise((resolve) => setTimeout(resolve, 200))
         await enqueue('t.wake', { id: 'a' })
         await vi.waitFor(() => expect(seen).toEqual(['a']), { timeout: 10_000, interval: 20 })
+      } finally {
+        await r.stop()
+      }
+    })
+
+    test('behavior: with NOTIFY an idle runner still finds a job whose notification was lost, at its idle poll', async () => {
+      const seen: string[] = []
+      // Busy poll an hour: only the idle poll (idlePollMs) can find the job.
+      const r = runner({ notifications: opened.notifications, pollMs: 3_600_000, idlePollMs: 100 })
+      r.register('t.lost', async (payload) => {
+        seen.push(String(payload.id))
+      })
+      await r.start()
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        // The insert without its NOTIFY, as if the notification were lost.
+        await toInsertJobsQuery(db, { ids, clock: { now: () => new Date() } }, [
+          { kind: 't.lost', payload: { id: 'lost' } },
+        ]).execute()
+        // Well under the 10 s default: the job is found by the idle poll, not by a default.
+        await vi.waitFor(() => expect(seen).toEqual(['lost']), { timeout: 5_000, interval: 20 })
       } finally {
         await r.stop()
       }
