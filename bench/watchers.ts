@@ -33,6 +33,7 @@ import {
   createJsonRpc,
   createLogger,
   createMerchant,
+  createNetworkSignal,
   createSolanaWatcher,
   type Deps,
   openDatabase,
@@ -213,6 +214,8 @@ function evmSubject(devnet: LocalDevnet, deps: WatcherDeps): Subject {
         entry,
         hub,
         rpc: createJsonRpc(rpcUrl, { network: BASE, onRequest: onCall }),
+        // As the rails wire it: addresses and seen transfers are re-read on a signal or every 5 s.
+        addressSignal: createNetworkSignal(),
       }),
   }
 }
@@ -253,6 +256,7 @@ async function solanaSubject(devnet: LocalDevnet, deps: WatcherDeps): Promise<Su
         entry,
         hub,
         rpc: createJsonRpc(rpcUrl, { network: SOLANA_DEVNET_NETWORK, onRequest: onCall }),
+        addressSignal: createNetworkSignal(),
       }),
   }
 }

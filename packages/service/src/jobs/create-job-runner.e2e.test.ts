@@ -7,7 +7,7 @@ import { createLogger } from '../http/create-logger.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createManualClock } from '../testing/manual-clock.js'
 import { createJobRunner, type JobRunnerOptions } from './create-job-runner.js'
-import { enqueueJob, jobsChannel } from './enqueue-job.js'
+import { enqueueJob, jobsChannel, parseJobNotification, toInsertJobsQuery } from './enqueue-job.js'
 
 const ids = createIdGenerator()
 const logger = createLogger({ level: 'silent' })
@@ -58,7 +58,7 @@ describeEachDatabase(
       }
     })
 
-    test('behavior: only a job due within notifyWithinMs notifies; a later one wakes no runner', async () => {
+    test('behavior: a job due within notifyWithinMs notifies its kind; a later one notifies kind@dueMs', async () => {
       // Kinds unique to this run: test schemas on one server share the NOTIFY channel.
       const suffix = ids.create('k')
       const heard: string[] = []
@@ -74,11 +74,61 @@ describeEachDatabase(
         )
         await enqueueJob(db, { ids, clock: { now } }, { kind: `t.soon.${suffix}` })
         await vi.waitFor(() => expect(heard).toContain(`t.soon.${suffix}`), { timeout: 10_000, interval: 20 })
-        // The later job was inserted (and committed) first, so its NOTIFY would have arrived by now.
-        expect(heard.filter((k) => k.endsWith(suffix))).toEqual([`t.soon.${suffix}`])
+        // The later job was inserted (and committed) first, so its NOTIFY has arrived by now.
+        const later = heard.filter((k) => k.includes(suffix) && k !== `t.soon.${suffix}`)
+        expect(later).toHaveLength(1)
+        expect(parseJobNotification(later[0] ?? '')).toEqual({
+          kind: `t.later.${suffix}`,
+          dueMs: (await jobRows()).find((j) => j.kind === `t.later.${suffix}`)?.run_at.getTime(),
+        })
         expect((await jobRows()).map((j) => j.kind).sort()).toEqual([`t.later.${suffix}`, `t.soon.${suffix}`])
       } finally {
         await unlisten()
+      }
+    })
+
+    test('behavior: with NOTIFY an idle runner still finds a job whose notification was lost, at its idle poll', async () => {
+      const seen: string[] = []
+      // Busy poll an hour: only the idle poll (idlePollMs) can find the job.
+      const r = runner({ notifications: opened.notifications, pollMs: 3_600_000, idlePollMs: 100 })
+      r.register('t.lost', async (payload) => {
+        seen.push(String(payload.id))
+      })
+      await r.start()
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        // The insert without its NOTIFY, as if the notification were lost.
+        await toInsertJobsQuery(db, { ids, clock: { now: () => new Date() } }, [
+          { kind: 't.lost', payload: { id: 'lost' } },
+        ]).execute()
+        // Well under the 10 s default: the job is found by the idle poll, not by a default.
+        await vi.waitFor(() => expect(seen).toEqual(['lost']), { timeout: 5_000, interval: 20 })
+      } finally {
+        await r.stop()
+      }
+    })
+
+    test('behavior: a runner told of a later job (kind@dueMs) starts it at its due time, not at its idle poll', async () => {
+      const seen: string[] = []
+      // Polls an hour apart: only the announced due time can start the job in time.
+      const r = runner({ notifications: opened.notifications, pollMs: 3_600_000, idlePollMs: 3_600_000 })
+      r.register('t.announced', async (payload) => {
+        seen.push(String(payload.id))
+      })
+      await r.start()
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        const dueMs = Date.now() + 1_500
+        await enqueueJob(
+          db,
+          { ids, clock: { now: () => new Date() } },
+          { kind: 't.announced', payload: { id: 'later' }, runAt: new Date(dueMs) },
+        )
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        expect(seen).toEqual([])
+        await vi.waitFor(() => expect(seen).toEqual(['later']), { timeout: 10_000, interval: 20 })
+      } finally {
+        await r.stop()
       }
     })
 

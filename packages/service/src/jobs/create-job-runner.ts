@@ -4,7 +4,7 @@ import type { Notifications, Unlisten } from '../db/notifications.js'
 import type { JobsTable } from '../db/schema/jobs-events.js'
 import type { Deps } from '../deps.js'
 import { createBatcher } from './create-batcher.js'
-import { enqueueJob, jobsChannel } from './enqueue-job.js'
+import { enqueueJob, jobsChannel, parseJobNotification } from './enqueue-job.js'
 
 /** A job as a runner claimed it: `attempts` already counts the current run. */
 export type ClaimedJob = Selectable<JobsTable>
@@ -34,8 +34,14 @@ export type JobRunnerOptions = {
   concurrency?: number
   /** How long a claim holds a job before another worker may take it (default 60 s; renewed while running). */
   leaseMs?: number
-  /** Longest sleep between looks at the queue when no notification arrives (default 1 s). */
+  /** Longest sleep between looks at the queue while jobs run (default 1 s). */
   pollMs?: number
+  /**
+   * Longest sleep between looks at an idle queue: with `notifications` (every enqueue wakes the
+   * runner, and it knows the next `run_at`) default 10 s, a backstop for a lost notification or a
+   * dead worker's expired lease; without them, `pollMs`.
+   */
+  idlePollMs?: number
   /** Delay before retrying a job whose handler threw, by attempt number (1-based). */
   retryDelayMs?: (attempt: number) => number
 }
@@ -79,6 +85,7 @@ export function createJobRunner(
   const concurrency = deps.concurrency ?? 8
   const leaseMs = deps.leaseMs ?? 60_000
   const pollMs = deps.pollMs ?? 1_000
+  const idlePollMs = deps.idlePollMs ?? (deps.notifications ? Math.max(pollMs, 10_000) : pollMs)
   const retryDelayMs = deps.retryDelayMs ?? defaultRetryDelayMs
   const handlers = new Map<string, JobHandler>()
   const periodic = new Map<string, number>()
@@ -103,6 +110,28 @@ export function createJobRunner(
   const wake = () => {
     wakePending = true
     wakeUp?.()
+  }
+
+  // The earliest due time a notification announced (a job enqueued to run later) and its timer: the
+  // runner wakes then, without a look at the queue in between.
+  let announcedDueMs = Number.POSITIVE_INFINITY
+  let announcedTimer: NodeJS.Timeout | undefined
+  const wakeAt = (dueMs: number) => {
+    const delay = dueMs - clock.now().getTime()
+    if (delay <= 0) {
+      wake()
+      return
+    }
+    if (dueMs >= announcedDueMs) {
+      return
+    }
+    clearTimeout(announcedTimer)
+    announcedDueMs = dueMs
+    announcedTimer = setTimeout(() => {
+      announcedDueMs = Number.POSITIVE_INFINITY
+      wake()
+    }, delay)
+    announcedTimer.unref()
   }
 
   const claim = async (limit: number): Promise<ClaimedJob[]> => {
@@ -232,7 +261,7 @@ export function createJobRunner(
   const nextDueMs = async (): Promise<number> => {
     const kinds = [...handlers.keys()]
     if (kinds.length === 0) {
-      return pollMs
+      return idlePollMs
     }
     const row = await db
       .selectFrom('jobs')
@@ -240,8 +269,8 @@ export function createJobRunner(
       .where('status', '=', 'queued')
       .where('kind', 'in', kinds)
       .executeTakeFirst()
-    const next = row?.next ? new Date(row.next).getTime() - clock.now().getTime() : pollMs
-    return Math.max(0, Math.min(pollMs, next))
+    const next = row?.next ? new Date(row.next).getTime() - clock.now().getTime() : idlePollMs
+    return Math.max(0, Math.min(idlePollMs, next))
   }
 
   const sleep = (ms: number) =>
@@ -335,9 +364,14 @@ export function createJobRunner(
       }
       running = true
       if (deps.notifications) {
-        unlisten = await deps.notifications.listen(jobsChannel, (kind) => {
+        unlisten = await deps.notifications.listen(jobsChannel, (payload) => {
+          const { kind, dueMs } = parseJobNotification(payload)
           if (handlers.has(kind)) {
-            wake()
+            if (dueMs === undefined) {
+              wake()
+            } else {
+              wakeAt(dueMs)
+            }
           }
         })
       }
@@ -358,6 +392,8 @@ export function createJobRunner(
         return
       }
       running = false
+      clearTimeout(announcedTimer)
+      announcedDueMs = Number.POSITIVE_INFINITY
       wake()
       await loopDone
       const timeoutMs = options.timeoutMs ?? leaseMs

@@ -17,10 +17,10 @@ export type EnqueueJobInput = {
 export const jobsChannel = 'tollgate_jobs'
 
 /**
- * Only jobs due within this many ms of their enqueue NOTIFY the runners. A later job (a backstop 30 s
- * out, a retry) is found by the runner's own look at the queue, at most `pollMs` (default 1 s) apart
- * and at the next `run_at` it knows of, so waking every runner for it would only cost them an empty
- * claim and a look at the queue per enqueue (docs/jobs.md "Wake-ups").
+ * A job due within this many ms of its enqueue notifies its kind, and a runner wakes to claim it. A later
+ * job (a backstop 30 s out, a re-query) notifies `kind@dueMs` (its `run_at` in ms since the epoch):
+ * a runner handling the kind sets a timer for then instead of looking at the queue at once, so its
+ * enqueue costs no runner an empty claim (docs/jobs.md "Wake-ups").
  */
 export const notifyWithinMs = 1_000
 
@@ -59,14 +59,22 @@ export async function enqueueJobs(
 }
 
 /**
- * The NOTIFY of one inserted job, to select from the insert's CTE (columns `kind` and `run_at`): only a
- * job due within {@link notifyWithinMs} notifies. The NOTIFY is delivered at commit (PostgreSQL and
- * PGlite alike), so a runner never wakes before the row is visible; identical notifications of one
- * transaction arrive once.
+ * The NOTIFY of one inserted job, to select from the insert's CTE (columns `kind` and `run_at`): its
+ * kind when it is due within {@link notifyWithinMs}, else `kind@dueMs` (see {@link parseJobNotification}).
+ * The NOTIFY is delivered at commit (PostgreSQL and PGlite alike), so a runner never wakes before the
+ * row is visible; identical notifications of one transaction arrive once.
  */
 export function notifyDueJob(deps: Pick<Deps, 'clock'>) {
   const notifyBefore = new Date(deps.clock.now().getTime() + notifyWithinMs)
-  return sql<string | null>`case when run_at <= ${notifyBefore} then pg_notify(${jobsChannel}, kind) end`
+  return sql<string>`pg_notify(${jobsChannel}, case when run_at <= ${notifyBefore} then kind
+    else kind || '@' || floor(extract(epoch from run_at) * 1000)::bigint::text end)`
+}
+
+/** A job notification's kind, and for a job due later its due time in ms since the epoch. */
+export function parseJobNotification(payload: string): { kind: string; dueMs?: number } {
+  const at = payload.lastIndexOf('@')
+  const dueMs = at === -1 ? Number.NaN : Number(payload.slice(at + 1))
+  return Number.isSafeInteger(dueMs) ? { kind: payload.slice(0, at), dueMs } : { kind: payload }
 }
 
 /**

@@ -17,6 +17,7 @@ import { deriveEd25519Key, deriveSecp256k1Key } from './derive-deposit-key.js'
 import { createEvmWatcher } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
+import { createNetworkSignal } from './look-schedule.js'
 import { createOperatingKeys, type OperatingKeyOverrides } from './operating-keys.js'
 import { postSweepLedger } from './post-sweep-ledger.js'
 import { sweepJobKind } from './run-sweep-job.js'
@@ -55,7 +56,9 @@ export function createChainRails(
     ...(options.confirmations ? { confirmations: options.confirmations } : {}),
   })
   const hub = createIncomingHub()
-  const addresses = createDepositAddresses(deps, { seed, chains })
+  // Raised on each allocation, so the watchers of this process re-read their addresses at once.
+  const addressSignal = createNetworkSignal()
+  const addresses = createDepositAddresses(deps, { seed, chains, allocated: addressSignal })
   const rpcs = new Map<string, JsonRpc>()
   const rpcOf = (network: string) => {
     const rpcUrl = options.networks?.[network]?.rpcUrl
@@ -210,8 +213,9 @@ export function createChainRails(
                   operatingKeys.evm(environmentOf(entry.network)).treasury.address,
                   ...operatingKeys.evm(environmentOf(entry.network)).feePayers.map((k) => k.address),
                 ],
+                addressSignal,
               })
-            : createSolanaWatcher(deps, { entry, rpc, hub })
+            : createSolanaWatcher(deps, { entry, rpc, hub, addressSignal })
         loops.push(
           startWatchLoop(watcher.poll, {
             intervalMs: options.pollIntervalMs ?? 1_000,

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js'
 import type { ChainName } from '../../reference/chains.js'
 import type { ChainRegistry, Db, DepositAddress, DepositAddresses } from '../types.js'
 import { createDepositKeyDeriver, getBranchKey } from './derive-deposit-key.js'
+import type { NetworkSignal } from './look-schedule.js'
 
 type AddressRow = {
   id: string
@@ -70,7 +71,12 @@ async function nextIndex(db: Db, branch: string): Promise<number> {
  */
 export function createDepositAddresses(
   deps: Pick<Deps, 'ids' | 'clock'>,
-  options: { seed: Uint8Array; chains: ChainRegistry },
+  options: {
+    seed: Uint8Array
+    chains: ChainRegistry
+    /** Raised with the network of each new address (the watchers of this process re-read theirs). */
+    allocated?: NetworkSignal
+  },
 ): DepositAddresses {
   const find = (db: Db, input: { purpose: string; ownerId: string; chain: string }) =>
     db
@@ -110,6 +116,9 @@ export function createDepositAddresses(
         .onConflict((oc) => oc.columns(['purpose', 'owner_id', 'chain']).doNothing())
         .returning(depositAddressColumns)
         .executeTakeFirst()
+      if (inserted) {
+        options.allocated?.raise(entry.network)
+      }
       // A concurrent allocate for the same owner won; its address is the one.
       const row = inserted ?? (await find(db, input))
       if (!row) {

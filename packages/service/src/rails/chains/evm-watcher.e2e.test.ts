@@ -9,6 +9,7 @@ import { createDepositAddresses } from './create-deposit-addresses.js'
 import { createEvmWatcher, type EvmWatcherOptions } from './evm-watcher.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc } from './json-rpc.js'
+import { createNetworkSignal } from './look-schedule.js'
 
 const BASE = 'eip155:84532'
 let devnet: LocalDevnet
@@ -56,20 +57,53 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
       purpose: 'session',
       ownerId,
     })
+  let seed: Uint8Array
+  let chains: ReturnType<typeof createChainRegistry>
+  // A watcher wired as the rails wire it (address signal, own hub) whose SQL statements are counted;
+  // the backstop is an hour, so nothing in a test is found by it.
+  const signalledWatcher = () => {
+    const network = devnet.networks[BASE]
+    if (!network) {
+      throw new Error('no base devnet')
+    }
+    const signal = createNetworkSignal()
+    const ownHub = createIncomingHub()
+    ownHub.subscribe('session', async (_db, transfer) => {
+      delivered.push(transfer)
+    })
+    const counter = { statements: 0 }
+    const db = h.deps.db.withPlugin({
+      transformQuery: (args) => {
+        counter.statements += 1
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const w = createEvmWatcher(
+      { ...h.deps, db },
+      {
+        entry,
+        hub: ownHub,
+        rpc: createJsonRpc(network.rpcUrl, { network: BASE }),
+        addressSignal: signal,
+        backstopMs: 3_600_000,
+      },
+    )
+    const signalled = createDepositAddresses(h.deps, { seed, chains, allocated: signal })
+    return { w, signal, counter, signalled }
+  }
   const statusesOf = (txHash: string) => delivered.filter((t) => t.txHash === txHash).map((t) => t.status)
 
   beforeAll(async () => {
     h = await createHarness(getDb())
-    const chains = createChainRegistry({ networks: devnet.networks, confirmations: { test: { base: 3 } } })
+    chains = createChainRegistry({ networks: devnet.networks, confirmations: { test: { base: 3 } } })
     const base = chains.get('test', 'base')
     if (!base) {
       throw new Error('no base entry')
     }
     entry = base
-    addresses = createDepositAddresses(h.deps, {
-      seed: new Uint8Array(64).fill(engine === 'pglite' ? 3 : 4),
-      chains,
-    })
+    seed = new Uint8Array(64).fill(engine === 'pglite' ? 3 : 4)
+    addresses = createDepositAddresses(h.deps, { seed, chains })
     hub.subscribe('session', async (_db, transfer) => {
       delivered.push(transfer)
     })
@@ -176,5 +210,50 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
       ['seen'],
       ['seen'],
     ])
+  })
+
+  test('behavior: with the address signal an idle poll sends no SQL, and an address allocated here is watched from the next poll', async () => {
+    const { w, counter, signalled } = signalledWatcher()
+    // Earlier tests' transfers reach their confirmations: none stays *seen*.
+    await devnet.evm?.mine({ network: BASE, blocks: 3 })
+    await w.poll()
+    await w.poll()
+    counter.statements = 0
+    expect(await w.poll()).toMatchObject({ scanned: 0, recorded: 0 })
+    expect(counter.statements).toBe(0)
+    const address = await signalled.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'base',
+      purpose: 'session',
+      ownerId: 'ses_evm_signal',
+    })
+    const tx = await payer().payUsdc(address.address, 7_000n)
+    expect(await w.poll()).toMatchObject({ recorded: 1 })
+    expect(statusesOf(tx)).toEqual(['seen'])
+    // While it is *seen* each poll tracks it, up to its confirmations.
+    await devnet.evm?.mine({ network: BASE, blocks: 3 })
+    await w.poll()
+    expect(statusesOf(tx)).toEqual(['seen', 'confirmed'])
+  })
+
+  test('behavior: an address found by a later read (another process, or committed after the signal) has the blocks since the previous read scanned again', async () => {
+    const { w, signal } = signalledWatcher()
+    await w.poll()
+    await w.poll()
+    // Allocated without the signal, as another process would: this watcher does not re-read yet.
+    const address = await allocate('ses_evm_late')
+    const tx = await payer().payUsdc(address.address, 8_000n)
+    expect(await w.poll()).toMatchObject({ recorded: 0 })
+    expect(statusesOf(tx)).toEqual([])
+    await devnet.evm?.mine({ network: BASE, blocks: 1 })
+    await w.poll()
+    expect(statusesOf(tx)).toEqual([])
+    // The next read (here the signal; the backstop in production) finds it: nothing is missed.
+    signal.raise(BASE)
+    expect(await w.poll()).toMatchObject({ recorded: 1 })
+    expect(statusesOf(tx)).toEqual(['seen'])
+    expect(await w.poll()).toMatchObject({ recorded: 0 })
+    expect(statusesOf(tx)).toEqual(['seen'])
   })
 })

@@ -9,6 +9,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
+import { createLookSchedule, type NetworkSignal } from './look-schedule.js'
 import { createWatchedAddresses } from './watched-addresses.js'
 
 /** keccak256("Transfer(address,address,uint256)"), the ERC-20 Transfer event topic. */
@@ -39,6 +40,13 @@ export type EvmWatcherOptions = {
   rewindBlocks?: number
   /** Senders whose native transfers are not deposits (the rails' own keys: sweep gas top-ups). */
   ignoreFrom?: string[]
+  /**
+   * Raised by this process's deposit-address rail when it allocates: the watched addresses are then
+   * re-read at the next poll, else only every `backstopMs`. Without it, every poll re-reads them.
+   */
+  addressSignal?: NetworkSignal | undefined
+  /** Longest time between two reads of the addresses and of the *seen* transfers (default 5 s). */
+  backstopMs?: number
 }
 
 /** What one poll did (benchmarks and tests read it). */
@@ -70,7 +78,23 @@ export function createEvmWatcher(
   const { entry, rpc, hub } = options
   const maxBlocks = BigInt(options.maxBlocksPerPoll ?? 100)
   const rewind = BigInt(options.rewindBlocks ?? 64)
-  const watched = createWatchedAddresses(deps, { network: entry.network, normalize: (a) => a.toLowerCase() })
+  const watched = createWatchedAddresses(deps, {
+    network: entry.network,
+    normalize: (a) => a.toLowerCase(),
+    signal: options.addressSignal,
+    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
+  })
+  // The *seen* transfers are read while some are pending, after one is recorded in this process
+  // (`hub.seen`), and every `backstopMs` (recorded by another process).
+  const seenSchedule = createLookSchedule({
+    network: entry.network,
+    signal: options.addressSignal ? hub.seen : undefined,
+    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
+  })
+  let pendingSeen: number | undefined
+  // The cursor as this watcher last read or wrote it, and the head read before the last address query.
+  let knownCursor: { number: bigint; hash: string | null } | undefined
+  let headAtLastLook: bigint | undefined
   const tokens = new Map(
     entry.assets.filter((a) => a.address !== null).map((a) => [(a.address ?? '').toLowerCase(), a]),
   )
@@ -83,7 +107,8 @@ export function createEvmWatcher(
       .select(['block_number', 'block_hash'])
       .where('network', '=', entry.network)
       .executeTakeFirst()
-    return row ? { number: BigInt(row.block_number), hash: row.block_hash } : undefined
+    knownCursor = row ? { number: BigInt(row.block_number), hash: row.block_hash } : undefined
+    return knownCursor
   }
   const writeCursor = async (number: bigint, hash: string | null) => {
     const now = deps.clock.now()
@@ -94,6 +119,7 @@ export function createEvmWatcher(
         oc.column('network').doUpdateSet({ block_number: number, block_hash: hash, updated_at: now }),
       )
       .execute()
+    knownCursor = { number, hash }
   }
 
   const record = async (observed: ObservedTransfer) => {
@@ -171,13 +197,18 @@ export function createEvmWatcher(
 
   // Seen transfers: confirm at the chain's count, or revert when their block left the chain and
   // the transaction is not in the new one. Cost grows with unconfirmed blocks, not with addresses.
-  const trackSeen = async (head: bigint) => {
+  const trackSeen = async (head: bigint, recorded: number) => {
+    if (pendingSeen === 0 && recorded === 0 && !seenSchedule.due()) {
+      return
+    }
+    seenSchedule.looked()
     const seen = await deps.db
       .selectFrom('incoming_transfers')
       .select(['id', 'tx_hash', 'block_number', 'block_hash', 'confirmations'])
       .where('network', '=', entry.network)
       .where('status', '=', 'seen')
       .execute()
+    pendingSeen = seen.length
     const numbers = [...new Set(seen.map((t) => t.block_number ?? '0'))]
     const blocks = (await Promise.all(
       numbers.map((n) => rpc.request('eth_getBlockByNumber', [hex(BigInt(n)), false])),
@@ -213,8 +244,20 @@ export function createEvmWatcher(
     // The head is read before the addresses: a transfer in a block up to `head` was mined before any
     // address allocated after this read was handed out, so none is missed.
     const head = BigInt((await rpc.request('eth_blockNumber', [])) as string)
-    await watched.refresh()
-    const cursor = await readCursor()
+    const added = await watched.refresh()
+    // No new block since the cursor this watcher knows: nothing to scan, no need to read it again.
+    let cursor = knownCursor && head <= knownCursor.number ? knownCursor : await readCursor()
+    if (added !== undefined) {
+      const since = headAtLastLook
+      headAtLastLook = head
+      // Addresses this read found were allocated after the previous read (another process, or a
+      // commit after the signal): blocks after the head read before that read are scanned again
+      // with them (recording is idempotent), so no transfer to them is missed.
+      if (added.length > 0 && since !== undefined && cursor && cursor.number > since) {
+        await writeCursor(since, null)
+        cursor = { number: since, hash: null }
+      }
+    }
     if (!cursor) {
       await writeCursor(head, null)
       return { head, scanned: 0, found: 0, recorded: 0, rewound: false }
@@ -240,7 +283,7 @@ export function createEvmWatcher(
           { network: entry.network, from: String(cursor.number), to: String(back) },
           'watcher rewound after a reorg',
         )
-        await trackSeen(head)
+        await trackSeen(head, 0)
         return { ...result, rewound: true }
       }
       const checked = blocks as RpcBlock[]
@@ -257,7 +300,7 @@ export function createEvmWatcher(
       await writeCursor(to, checked[checked.length - 1]?.hash ?? null)
       result.scanned = numbers.length
     }
-    await trackSeen(head)
+    await trackSeen(head, result.recorded)
     return result
   }
 

@@ -8,6 +8,7 @@ import type {
   IncomingTransferHandler,
   IncomingTransferStatus,
 } from '../types.js'
+import { createNetworkSignal, type NetworkSignal } from './look-schedule.js'
 
 /** A transfer a watcher (or the simulate route) found, before it is recorded. */
 export type ObservedTransfer = {
@@ -27,12 +28,15 @@ export type ObservedTransfer = {
 export type IncomingHub = {
   subscribe(purpose: AddressPurpose, handler: IncomingTransferHandler): () => void
   deliver(db: Db, transfer: IncomingTransfer): Promise<void>
+  /** Raised (by network) when a *seen* transfer is recorded in this process: the watchers track it. */
+  seen?: NetworkSignal
 }
 
 /** Creates the subscriber registry of the incoming transfers. */
 export function createIncomingHub(): IncomingHub {
   const handlers = new Map<AddressPurpose, Set<IncomingTransferHandler>>()
   return {
+    seen: createNetworkSignal(),
     subscribe: (purpose, handler) => {
       const set = handlers.get(purpose) ?? new Set()
       handlers.set(purpose, set)
@@ -182,6 +186,7 @@ export async function recordIncomingTransfer(
       .executeTakeFirstOrThrow()
     return { transfer: await loadOne(db, existing.id), created: false }
   }
+  hub.seen?.raise(observed.address.network)
   const seen = await loadOne(db, inserted.id)
   await hub.deliver(db, seen)
   if (observed.confirmations >= input.required) {

@@ -8,6 +8,7 @@ import { createChainRegistry } from './create-chain-registry.js'
 import { createDepositAddresses } from './create-deposit-addresses.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
+import { createNetworkSignal } from './look-schedule.js'
 import { createSolanaWatcher } from './solana-watcher.js'
 
 let devnet: LocalDevnet
@@ -25,19 +26,19 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
   const hub = createIncomingHub()
   const delivered: IncomingTransfer[] = []
   let addresses: ReturnType<typeof createDepositAddresses>
+  let chains: ReturnType<typeof createChainRegistry>
+  let seed: Uint8Array
   const statusesOf = (txHash: string) => delivered.filter((t) => t.txHash === txHash).map((t) => t.status)
 
   beforeAll(async () => {
     h = await createHarness(getDb())
-    const chains = createChainRegistry({ networks: devnet.networks, confirmations: { test: { solana: 10 } } })
+    chains = createChainRegistry({ networks: devnet.networks, confirmations: { test: { solana: 10 } } })
     entry = chains.get('test', 'solana') as ChainEntry
     rpc = createJsonRpc(devnet.networks[SOLANA_DEVNET_NETWORK]?.rpcUrl ?? '', {
       network: SOLANA_DEVNET_NETWORK,
     })
-    addresses = createDepositAddresses(h.deps, {
-      seed: new Uint8Array(64).fill(engine === 'pglite' ? 9 : 10),
-      chains,
-    })
+    seed = new Uint8Array(64).fill(engine === 'pglite' ? 9 : 10)
+    addresses = createDepositAddresses(h.deps, { seed, chains })
     hub.subscribe('deposit', async (_db, transfer) => {
       delivered.push(transfer)
     })
@@ -154,6 +155,48 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     const tx = await sendLamports(rpc, { secret: payer.privateKey, to: last.address, lamports: 1_000_000n })
     await watcher.poll()
     await watcher.poll()
+    expect(statusesOf(tx)).toEqual(['seen'])
+  })
+
+  test('behavior: with the address signal an idle poll sends no SQL, and an address allocated here is watched from the next poll', async () => {
+    const signal = createNetworkSignal()
+    const signalled = createDepositAddresses(h.deps, { seed, chains, allocated: signal })
+    const ownHub = createIncomingHub()
+    ownHub.subscribe('deposit', async (_db, transfer) => {
+      delivered.push(transfer)
+    })
+    const counter = { statements: 0 }
+    const db = h.deps.db.withPlugin({
+      transformQuery: (args) => {
+        counter.statements += 1
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const watcher = createSolanaWatcher(
+      { ...h.deps, db },
+      { entry, rpc, hub: ownHub, addressSignal: signal, backstopMs: 3_600_000 },
+    )
+    // Earlier tests' transfers reach their confirmations: none stays *seen*.
+    devnet.solana?.advanceBlocks(10)
+    await watcher.poll()
+    await watcher.poll()
+    counter.statements = 0
+    expect(await watcher.poll()).toMatchObject({ changed: 0, recorded: 0 })
+    expect(counter.statements).toBe(0)
+    const owner = await signalled.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'solana',
+      purpose: 'deposit',
+      ownerId: `dep_sol_signal_${Math.random()}`,
+    })
+    const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+    if (!payer) {
+      throw new Error('no payer')
+    }
+    const tx = await sendLamports(rpc, { secret: payer.privateKey, to: owner.address, lamports: 2_000_000n })
+    expect(await watcher.poll()).toMatchObject({ recorded: 1 })
     expect(statusesOf(tx)).toEqual(['seen'])
   })
 })

@@ -9,6 +9,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
+import { createLookSchedule, type NetworkSignal } from './look-schedule.js'
 import { createWatchedAddresses } from './watched-addresses.js'
 
 const associatedTokenProgram = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address
@@ -31,7 +32,15 @@ type RpcTransaction = {
 }
 
 /** Options of {@link createSolanaWatcher}. */
-export type SolanaWatcherOptions = { entry: ChainEntry; rpc: JsonRpc; hub: IncomingHub }
+export type SolanaWatcherOptions = {
+  entry: ChainEntry
+  rpc: JsonRpc
+  hub: IncomingHub
+  /** As in the EVM watcher: re-read the addresses after an allocation here, else every `backstopMs`. */
+  addressSignal?: NetworkSignal | undefined
+  /** Longest time between two reads of the addresses and of the *seen* transfers (default 5 s). */
+  backstopMs?: number
+}
 
 /** What one Solana poll did: accounts read, accounts whose balance moved, transfers found and new. */
 export type SolanaPollResult = {
@@ -84,7 +93,20 @@ export function createSolanaWatcher(
   options: SolanaWatcherOptions,
 ): SolanaWatcher {
   const { entry, rpc, hub } = options
-  const watchedAddresses = createWatchedAddresses(deps, { network: entry.network, normalize: (a) => a })
+  // An address found late is still checked: its account starts unknown, so a funded one has its
+  // history read once (see `poll`), and nothing is missed.
+  const watchedAddresses = createWatchedAddresses(deps, {
+    network: entry.network,
+    normalize: (a) => a,
+    signal: options.addressSignal,
+    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
+  })
+  const seenSchedule = createLookSchedule({
+    network: entry.network,
+    signal: options.addressSignal ? hub.seen : undefined,
+    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
+  })
+  let pendingSeen: number | undefined
   // Spec assets only: SOL and the tokens the ledger credits (USDC, USDT).
   const assets = entry.assets.filter(
     (a) => a.kind === 'native' || (a.kind === 'spl' && a.ledgerCurrency !== null),
@@ -150,13 +172,18 @@ export function createSolanaWatcher(
   }
 
   // Seen transfers: confirmed at the chain's count of slots; reverted when the cluster forgot the signature.
-  const trackSeen = async (slot: bigint) => {
+  const trackSeen = async (slot: bigint, recorded: number) => {
+    if (pendingSeen === 0 && recorded === 0 && !seenSchedule.due()) {
+      return
+    }
+    seenSchedule.looked()
     const seen = await deps.db
       .selectFrom('incoming_transfers')
       .select(['id', 'tx_hash', 'block_number', 'confirmations'])
       .where('network', '=', entry.network)
       .where('status', '=', 'seen')
       .execute()
+    pendingSeen = seen.length
     for (let i = 0; i < seen.length; i += 256) {
       const chunk = seen.slice(i, i + 256)
       const { value } = (await rpc.request('getSignatureStatuses', [
@@ -185,7 +212,7 @@ export function createSolanaWatcher(
   let ownerCursor = 0
 
   const poll = async (): Promise<SolanaPollResult> => {
-    for (const owner of await watchedAddresses.refresh()) {
+    for (const owner of (await watchedAddresses.refresh()) ?? []) {
       for (const asset of assets) {
         if (asset.kind === 'native') {
           const watched = { account: owner.address, owner, asset, last: undefined }
@@ -253,7 +280,7 @@ export function createSolanaWatcher(
         watched.last = amount
       }
     }
-    await trackSeen(slot)
+    await trackSeen(slot, result.recorded)
     return result
   }
   return { poll, watchedCount: () => accounts.length }

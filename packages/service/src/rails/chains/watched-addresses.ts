@@ -1,10 +1,15 @@
 import type { Deps } from '../../deps.js'
 import type { DepositAddress } from '../types.js'
 import { depositAddressColumns, toDepositAddress } from './create-deposit-addresses.js'
+import { createLookSchedule, type NetworkSignal } from './look-schedule.js'
 
 /** The deposit addresses of one network held in memory, refreshed with the rows added since the last look. */
 export type WatchedAddresses = {
-  refresh(): Promise<DepositAddress[]>
+  /**
+   * Loads the addresses inserted since the previous query and returns them; returns undefined when
+   * no query was due (see `signal` of {@link createWatchedAddresses}).
+   */
+  refresh(): Promise<DepositAddress[] | undefined>
   get(address: string): DepositAddress | undefined
   size(): number
   all(): IterableIterator<DepositAddress>
@@ -12,17 +17,34 @@ export type WatchedAddresses = {
 
 /**
  * Creates the watched set of `network`: `refresh()` loads the addresses inserted since the previous
- * call (by `seq`, one indexed query) and returns them; lookups use `normalize` (lower case on EVM).
+ * query (by `seq`, one indexed query) and returns them; lookups use `normalize` (lower case on EVM).
+ * With `signal` (raised by the deposit-address rail of this process when it allocates), the query
+ * runs only after an allocation on `network` and every `backstopMs` (allocations of other
+ * processes); without it, on every call.
  */
 export function createWatchedAddresses(
   deps: Pick<Deps, 'db'>,
-  options: { network: string; normalize: (address: string) => string },
+  options: {
+    network: string
+    normalize: (address: string) => string
+    signal?: NetworkSignal | undefined
+    backstopMs?: number
+  },
 ): WatchedAddresses {
   const byAddress = new Map<string, DepositAddress>()
+  const schedule = createLookSchedule({
+    network: options.network,
+    signal: options.signal,
+    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
+  })
   let lastSeq = '0'
   const reread = 100
   return {
     refresh: async () => {
+      if (!schedule.due()) {
+        return undefined
+      }
+      schedule.looked()
       const rows = await deps.db
         .selectFrom('deposit_addresses')
         .select([...depositAddressColumns, 'seq'])
