@@ -6,6 +6,7 @@ import {
   formatAtomicAmount,
   REASONS,
   type SchemeFacilitator,
+  type SettleOptions,
   type SettleResponse,
   type SupportedResponse,
   type VerifyResponse,
@@ -56,8 +57,11 @@ export type FacilitatorHealth = {
 export interface Facilitator extends FacilitatorClient {
   /** Verifies a payment; `options.parsed` says `request` is `parseFacilitatorRequest`'s answer. */
   verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse>
-  /** Settles a payment exactly once; `options.parsed` as for `verify`. */
-  settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse>
+  /**
+   * Settles a payment exactly once; `options.parsed` as for `verify`. `options.onSettled` runs only
+   * in the call that settled the payment, alongside the outcome write (see `SettleOptions`).
+   */
+  settle(request: FacilitatorRequest, options?: RouteOptions & SettleOptions): Promise<SettleResponse>
   readonly metrics: FacilitatorMetrics
   /**
    * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died);
@@ -121,9 +125,20 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     }
   }
 
-  async function settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse> {
+  async function settle(
+    request: FacilitatorRequest,
+    options?: RouteOptions & SettleOptions,
+  ): Promise<SettleResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
+    const hook = options?.onSettled
+    // A hook that fails makes settle throw, but the payment is settled: the metric says so.
+    const onSettled =
+      hook &&
+      ((result: SettleResponse) => {
+        labels.outcome = 'success'
+        return hook(result)
+      })
     try {
       const route = routeFacilitatorRequest(schemes, request, options)
       let result: SettleResponse
@@ -140,6 +155,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
               fingerprint: getSettlementFingerprint(route.payment, route.requirements),
               payment: route.payment,
               requirements: route.requirements,
+              ...(onSettled ? { onSettled } : {}),
             })
           : failure(REASONS.invalidPayload, 'the payload has no settlement key', route.requirements.network)
       }
