@@ -1,7 +1,8 @@
 // Where one settle's wall time goes, at concurrency 1 (where no queueing hides it): the bare
 // facilitator's POST /settle and the merchant API's POST /x402/settle, traced phase by phase with
-// timestamps (client send, handler in, facilitator.settle start and end, the service's SQL after the
-// facilitator, handler out, client done), the two sides alternated request by request, on PGlite and
+// timestamps (client send, handler in, facilitator.settle start and end, the service's SQL, handler
+// out, client done; the SQL runs inside facilitator.settle when its onSettled hook ran it, after it
+// otherwise), the two sides alternated request by request, on PGlite and
 // on PostgreSQL (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind both sides on
 // a memory settlement store (what bench/x402-merchant.ts uses by default) and on a durable one in the
 // service's database (what the sandbox's in-process facilitator uses); on PostgreSQL a third run, a
@@ -54,6 +55,8 @@ type Marks = {
   facEnd?: number
   sqlStart?: number
   sqlEnd?: number
+  /** The service's statement started inside facilitator.settle (its onSettled hook). */
+  sqlInSettle?: boolean
   statements: number
   out?: number
   done?: number
@@ -177,9 +180,13 @@ async function traceOne(
     const timed = opened.db.withPlugin({
       transformQuery(args) {
         const marks = current
-        // Only the statements after the facilitator (an API-key refresh before it is counted, not timed).
-        if (marks && marks.facEnd !== undefined) {
-          marks.sqlStart ??= performance.now()
+        // Only the statements from facilitator.settle on, its onSettled hook's included (an API-key
+        // refresh before it is counted, not timed). The store's own statements do not pass here.
+        if (marks && marks.facStart !== undefined) {
+          if (marks.sqlStart === undefined) {
+            marks.sqlStart = performance.now()
+            marks.sqlInSettle = marks.facEnd === undefined
+          }
           // Kept to EXPLAIN afterwards. A statement's embedded builders pass here before it does, so
           // the last one seen is the whole statement.
           settleStatement = args
@@ -253,6 +260,8 @@ async function traceOne(
         }
       }
       const sqlOr = (m: Marks, a: number | undefined) => (m.sqlEnd !== undefined ? a : undefined)
+      const afterOr = (m: Marks, a: number | undefined) =>
+        m.sqlEnd !== undefined && !m.sqlInSettle ? a : undefined
       const label = `${run.database}.${run.store}-store.${side.name}`
       results[label] = {
         ops: list.length,
@@ -262,9 +271,11 @@ async function traceOne(
         clientToHandler: phase((m) => (m.in ?? 0) - m.send),
         handlerToFacilitator: phase((m) => (m.facStart ?? 0) - (m.in ?? 0)),
         facilitatorSettle: phase((m) => (m.facEnd ?? 0) - (m.facStart ?? 0)),
-        facilitatorToSql: phase((m) => sqlOr(m, (m.sqlStart ?? 0) - (m.facEnd ?? 0))),
+        // Settles whose statement ran inside facilitator.settle (the onSettled hook), of all.
+        sqlInSettle: list.filter((m) => m.sqlInSettle).length,
+        facilitatorToSql: phase((m) => afterOr(m, (m.sqlStart ?? 0) - (m.facEnd ?? 0))),
         sql: phase((m) => sqlOr(m, (m.sqlEnd ?? 0) - (m.sqlStart ?? 0))),
-        afterWorkToHandlerOut: phase((m) => (m.out ?? 0) - (m.sqlEnd ?? m.facEnd ?? 0)),
+        afterWorkToHandlerOut: phase((m) => (m.out ?? 0) - Math.max(m.sqlEnd ?? 0, m.facEnd ?? 0)),
         handlerOutToClient: phase((m) => (m.done ?? 0) - (m.out ?? 0)),
       }
       console.log(label.padEnd(24), JSON.stringify(results[label]))
