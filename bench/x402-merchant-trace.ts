@@ -2,11 +2,12 @@
 // facilitator's POST /settle and the merchant API's POST /x402/settle, traced phase by phase with
 // timestamps (client send, handler in, facilitator.settle start and end, the service's SQL, handler
 // out, client done; the SQL runs inside facilitator.settle when its onSettled hook ran it, after it
-// otherwise), the two sides alternated request by request, on PGlite and
-// on PostgreSQL (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind both sides on
-// a memory settlement store (what bench/x402-merchant.ts uses by default) and on a durable one in the
-// service's database (what the sandbox's in-process facilitator uses); on PostgreSQL a third run, a
-// diagnostic, has commits that do not wait for the WAL flush. Also process CPU per settle.
+// otherwise). A third side, the merchant API over a facilitator client that ignores the hook, is
+// the flow before the hook. The sides take turns request by request, on PGlite and on PostgreSQL
+// (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind all sides on a memory
+// settlement store (BENCH_X402_STORE=memory in bench/x402-merchant.ts) and on a durable one in the
+// service's database (what the sandbox and `tollgate facilitator` use); on PostgreSQL a third run,
+// a diagnostic, has commits that do not wait for the WAL flush. Also process CPU per settle.
 // Writes bench/results/x402-merchant-trace.json.
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
@@ -14,7 +15,7 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import type { PaymentRequirements } from '@tollgate/core'
+import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import {
   createFacilitatorApp,
@@ -217,25 +218,40 @@ async function traceOne(
     }
     const merchant = await createMerchant(deps, { name: 'Bench merchant' })
     const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-    const service = await listen(
-      createApp(deps, { facilitator, rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }) })
-        .fetch,
+    const rateLimiter = () => createRateLimiter({ limit: 1_000_000, windowMs: 60_000 })
+    const service = await listen(createApp(deps, { facilitator, rateLimiter: rateLimiter() }).fetch)
+    // The same merchant API over a facilitator client that ignores settle's options (as an HTTP
+    // client does): no onSettled hook, so the statement runs after settle returns (the flow before
+    // the hook), measured in the same run for an A/B of the hook alone.
+    const noHook: FacilitatorClient = {
+      verify: (request) => facilitator.verify(request),
+      settle: (request) => facilitator.settle(request),
+      getSupported: () => facilitator.getSupported(),
+    }
+    const serviceNoHook = await listen(
+      createApp(deps, { facilitator: noHook, rateLimiter: rateLimiter() }).fetch,
     )
     const requirements = await getRequirements(service.url, key)
     const sides = [
       { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
       { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
+      {
+        name: 'merchant-api-no-hook',
+        url: `${serviceNoHook.url}/api/v1/x402/settle`,
+        headers: { 'x-api-key': key },
+      },
     ] as const
     const warm = await signEip3009Bodies(payers, requirements, 20)
     for (const [i, body] of warm.entries()) {
-      const side = sides[i % 2] as (typeof sides)[number]
+      const side = sides[i % sides.length] as (typeof sides)[number]
       await settle(side.url, side.headers, body)
     }
-    const bodies = await signEip3009Bodies(payers, requirements, OPS * 2)
+    const bodies = await signEip3009Bodies(payers, requirements, OPS * sides.length)
     const traces = new Map<string, Marks[]>(sides.map((s) => [s.name, []]))
     const cpu = new Map<string, number>(sides.map((s) => [s.name, 0]))
     for (const [i, body] of bodies.entries()) {
-      const side = sides[(i + Math.floor(i / 2)) % 2] as (typeof sides)[number]
+      // Each block of three runs every side once, the order rotating block by block.
+      const side = sides[(i + Math.floor(i / sides.length)) % sides.length] as (typeof sides)[number]
       const marks: Marks = { send: performance.now(), statements: 0 }
       current = marks
       const c0 = process.cpuUsage()
@@ -287,6 +303,7 @@ async function traceOne(
       )
     }
     await service.close()
+    await serviceNoHook.close()
   } finally {
     await bare.close()
     close()
