@@ -132,13 +132,18 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
     const hook = options?.onSettled
-    // A hook that fails makes settle throw, but the payment is settled: the metric says so.
+    // A failing hook makes settle throw its error once the outcome is stored: the payment is
+    // settled, and the metric says so (a failed outcome write stays an `error`).
+    let hookError: unknown
     const onSettled =
       hook &&
-      ((result: SettleResponse) => {
-        labels.outcome = 'success'
-        return hook(result)
-      })
+      ((result: SettleResponse) =>
+        Promise.resolve()
+          .then(() => hook(result))
+          .catch((error: unknown) => {
+            hookError = error
+            throw error
+          }))
     try {
       const route = routeFacilitatorRequest(schemes, request, options)
       let result: SettleResponse
@@ -166,6 +171,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
           : 'failure'
       labels.reason = toReasonLabel(result.errorReason)
       return result
+    } catch (error) {
+      if (hookError !== undefined && error === hookError) {
+        labels.outcome = 'success'
+      }
+      throw error
     } finally {
       metrics.observeSettle(labels, (performance.now() - started) / 1000)
     }
