@@ -1,11 +1,13 @@
 // Where one settle's wall time goes, at concurrency 1 (where no queueing hides it): the bare
 // facilitator's POST /settle and the merchant API's POST /x402/settle, traced phase by phase with
-// timestamps (client send, handler in, facilitator.settle start and end, the service's SQL after the
-// facilitator, handler out, client done), the two sides alternated request by request, on PGlite and
-// on PostgreSQL (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind both sides on
-// a memory settlement store (what bench/x402-merchant.ts uses by default) and on a durable one in the
-// service's database (what the sandbox's in-process facilitator uses); on PostgreSQL a third run, a
-// diagnostic, has commits that do not wait for the WAL flush. Also process CPU per settle.
+// timestamps (client send, handler in, facilitator.settle start and end, the service's SQL, handler
+// out, client done; the SQL runs inside facilitator.settle when its onSettled hook ran it, after it
+// otherwise). A third side, the merchant API over a facilitator client that ignores the hook, is
+// the flow before the hook. The sides take turns request by request, on PGlite and on PostgreSQL
+// (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind all sides on a memory
+// settlement store (BENCH_X402_STORE=memory in bench/x402-merchant.ts) and on a durable one in the
+// service's database (what the sandbox and `tollgate facilitator` use); on PostgreSQL a third run,
+// a diagnostic, has commits that do not wait for the WAL flush. Also process CPU per settle.
 // Writes bench/results/x402-merchant-trace.json.
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
@@ -13,7 +15,7 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import type { PaymentRequirements } from '@tollgate/core'
+import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import {
   createFacilitatorApp,
@@ -54,6 +56,8 @@ type Marks = {
   facEnd?: number
   sqlStart?: number
   sqlEnd?: number
+  /** The service's statement started inside facilitator.settle (its onSettled hook). */
+  sqlInSettle?: boolean
   statements: number
   out?: number
   done?: number
@@ -177,9 +181,13 @@ async function traceOne(
     const timed = opened.db.withPlugin({
       transformQuery(args) {
         const marks = current
-        // Only the statements after the facilitator (an API-key refresh before it is counted, not timed).
-        if (marks && marks.facEnd !== undefined) {
-          marks.sqlStart ??= performance.now()
+        // Only the statements from facilitator.settle on, its onSettled hook's included (an API-key
+        // refresh before it is counted, not timed). The store's own statements do not pass here.
+        if (marks && marks.facStart !== undefined) {
+          if (marks.sqlStart === undefined) {
+            marks.sqlStart = performance.now()
+            marks.sqlInSettle = marks.facEnd === undefined
+          }
           // Kept to EXPLAIN afterwards. A statement's embedded builders pass here before it does, so
           // the last one seen is the whole statement.
           settleStatement = args
@@ -210,25 +218,40 @@ async function traceOne(
     }
     const merchant = await createMerchant(deps, { name: 'Bench merchant' })
     const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-    const service = await listen(
-      createApp(deps, { facilitator, rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }) })
-        .fetch,
+    const rateLimiter = () => createRateLimiter({ limit: 1_000_000, windowMs: 60_000 })
+    const service = await listen(createApp(deps, { facilitator, rateLimiter: rateLimiter() }).fetch)
+    // The same merchant API over a facilitator client that ignores settle's options (as an HTTP
+    // client does): no onSettled hook, so the statement runs after settle returns (the flow before
+    // the hook), measured in the same run for an A/B of the hook alone.
+    const noHook: FacilitatorClient = {
+      verify: (request) => facilitator.verify(request),
+      settle: (request) => facilitator.settle(request),
+      getSupported: () => facilitator.getSupported(),
+    }
+    const serviceNoHook = await listen(
+      createApp(deps, { facilitator: noHook, rateLimiter: rateLimiter() }).fetch,
     )
     const requirements = await getRequirements(service.url, key)
     const sides = [
       { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
       { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
+      {
+        name: 'merchant-api-no-hook',
+        url: `${serviceNoHook.url}/api/v1/x402/settle`,
+        headers: { 'x-api-key': key },
+      },
     ] as const
     const warm = await signEip3009Bodies(payers, requirements, 20)
     for (const [i, body] of warm.entries()) {
-      const side = sides[i % 2] as (typeof sides)[number]
+      const side = sides[i % sides.length] as (typeof sides)[number]
       await settle(side.url, side.headers, body)
     }
-    const bodies = await signEip3009Bodies(payers, requirements, OPS * 2)
+    const bodies = await signEip3009Bodies(payers, requirements, OPS * sides.length)
     const traces = new Map<string, Marks[]>(sides.map((s) => [s.name, []]))
     const cpu = new Map<string, number>(sides.map((s) => [s.name, 0]))
     for (const [i, body] of bodies.entries()) {
-      const side = sides[(i + Math.floor(i / 2)) % 2] as (typeof sides)[number]
+      // Each block of three runs every side once, the order rotating block by block.
+      const side = sides[(i + Math.floor(i / sides.length)) % sides.length] as (typeof sides)[number]
       const marks: Marks = { send: performance.now(), statements: 0 }
       current = marks
       const c0 = process.cpuUsage()
@@ -253,6 +276,8 @@ async function traceOne(
         }
       }
       const sqlOr = (m: Marks, a: number | undefined) => (m.sqlEnd !== undefined ? a : undefined)
+      const afterOr = (m: Marks, a: number | undefined) =>
+        m.sqlEnd !== undefined && !m.sqlInSettle ? a : undefined
       const label = `${run.database}.${run.store}-store.${side.name}`
       results[label] = {
         ops: list.length,
@@ -262,9 +287,11 @@ async function traceOne(
         clientToHandler: phase((m) => (m.in ?? 0) - m.send),
         handlerToFacilitator: phase((m) => (m.facStart ?? 0) - (m.in ?? 0)),
         facilitatorSettle: phase((m) => (m.facEnd ?? 0) - (m.facStart ?? 0)),
-        facilitatorToSql: phase((m) => sqlOr(m, (m.sqlStart ?? 0) - (m.facEnd ?? 0))),
+        // Settles whose statement ran inside facilitator.settle (the onSettled hook), of all.
+        sqlInSettle: list.filter((m) => m.sqlInSettle).length,
+        facilitatorToSql: phase((m) => afterOr(m, (m.sqlStart ?? 0) - (m.facEnd ?? 0))),
         sql: phase((m) => sqlOr(m, (m.sqlEnd ?? 0) - (m.sqlStart ?? 0))),
-        afterWorkToHandlerOut: phase((m) => (m.out ?? 0) - (m.sqlEnd ?? m.facEnd ?? 0)),
+        afterWorkToHandlerOut: phase((m) => (m.out ?? 0) - Math.max(m.sqlEnd ?? 0, m.facEnd ?? 0)),
         handlerOutToClient: phase((m) => (m.done ?? 0) - (m.out ?? 0)),
       }
       console.log(label.padEnd(24), JSON.stringify(results[label]))
@@ -276,6 +303,7 @@ async function traceOne(
       )
     }
     await service.close()
+    await serviceNoHook.close()
   } finally {
     await bare.close()
     close()

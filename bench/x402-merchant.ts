@@ -1,11 +1,13 @@
 // POST /api/v1/x402/settle of the merchant API next to the bare facilitator's POST /settle, in one
 // run, over HTTP on one Base Sepolia anvil, with the same in-process facilitator behind both:
 // what the merchant API adds (auth, payTo ownership, the x402_transactions row and the ledger credit
-// in one database transaction). Concurrency 1 and 16, every payment freshly signed by one of 16
-// payers (never a replayed request). Database: PGlite in memory (what `npm start` uses), and
-// PostgreSQL too when BENCH_DATABASE_URL is set (in a private schema, dropped afterwards). The two
-// servers alternate in rounds (A B, B A, …) so a load change on the machine hits both alike; each side
-// also reports the process CPU time per settle (the facilitator, the service and PGlite all run in
+// in one database transaction). A third server, the merchant API over a facilitator client that
+// ignores the onSettled hook (the credit after settle returns, the flow before the hook), runs in
+// the same rounds. Concurrency 1 and 16, every payment freshly signed by one of 16 payers (never a
+// replayed request). Database: PGlite in memory (what `npm start` uses), and PostgreSQL too when
+// BENCH_DATABASE_URL is set (in a private schema, dropped afterwards). The servers take turns in
+// rounds (A B C, C B A, …) so a load change on the machine hits all alike; each side also reports
+// the process CPU time per settle (the facilitator, the service and PGlite all run in
 // this process; anvil does not), which load changes far less than latency. Last, the merchant path
 // alone (a stub facilitator, no chain, no HTTP): CPU, database time and statements per settle. Writes
 // bench/results/x402-merchant.json. The facilitator's settlement store is durable, in the service's
@@ -77,7 +79,7 @@ async function main() {
       const opened = database.url
         ? await openBenchDatabase('postgres', { postgresUrl: database.url, poolSize: 20 })
         : await openDatabase({})
-      // The facilitator behind both servers, on the settlement store BENCH_X402_STORE names: `database`
+      // The facilitator behind all servers, on the settlement store BENCH_X402_STORE names: `database`
       // (the default: a durable store in the service's database, as the sandbox's in-process
       // facilitator and a deployed facilitator have, so both sides pay the facilitator's own writes)
       // or `memory` (the facilitator writes nothing durable, so the merchant path's one statement is
@@ -106,16 +108,27 @@ async function main() {
       }
       const merchant = await createMerchant(deps, { name: 'Bench merchant' })
       const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-      const service = await listen(
-        createApp(deps, {
-          facilitator,
-          rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
-        }).fetch,
+      const rateLimiter = () => createRateLimiter({ limit: 1_000_000, windowMs: 60_000 })
+      const service = await listen(createApp(deps, { facilitator, rateLimiter: rateLimiter() }).fetch)
+      // The same merchant API over a client that ignores settle's options (as an HTTP client does):
+      // no onSettled hook, the credit's statement runs after settle returns, the flow before the hook.
+      const noHook: FacilitatorClient = {
+        verify: (request) => facilitator.verify(request),
+        settle: (request) => facilitator.settle(request),
+        getSupported: () => facilitator.getSupported(),
+      }
+      const serviceNoHook = await listen(
+        createApp(deps, { facilitator: noHook, rateLimiter: rateLimiter() }).fetch,
       )
       const requirements = await getRequirements(service.url, key)
       const sides = [
         { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
         { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
+        {
+          name: 'merchant-api-no-hook',
+          url: `${serviceNoHook.url}/api/v1/x402/settle`,
+          headers: { 'x-api-key': key },
+        },
       ] as const
       // Warm-up, not measured: the merchant's ledger accounts are created by its first credit.
       for (const side of sides) {
@@ -172,6 +185,7 @@ async function main() {
         JSON.stringify(results[`${database.name}.merchant-path`]),
       )
       await service.close()
+      await serviceNoHook.close()
       await bare.close()
       close()
       await opened.close()
@@ -181,18 +195,23 @@ async function main() {
     await dispatcher.close()
   }
   type Result = { cpuMsPerOp: number; latencyMs: { p50: number } }
-  const ratio = (db: string, c: number, of: (r: Result) => number = (r) => r.latencyMs.p50) => {
+  const ratio = (
+    db: string,
+    c: number,
+    of: (r: Result) => number = (r) => r.latencyMs.p50,
+    side = 'merchant-api',
+  ) => {
     const get = (n: string) => {
       const result = results[`${db}.${n}.c${c}`] as Result | undefined
       return result ? of(result) : 0
     }
-    return round(get('merchant-api') / Math.max(0.01, get('facilitator')))
+    return round(get(side) / Math.max(0.01, get('facilitator')))
   }
   const body = {
     benchmark: 'x402-merchant',
     date: new Date().toISOString(),
     node: process.version,
-    setup: `one Base Sepolia anvil; one in-process facilitator (${STORE} settlement store) behind both servers; undici keep-alive client; fresh payments from 16 payers`,
+    setup: `one Base Sepolia anvil; one in-process facilitator (${STORE} settlement store) behind all three servers; undici keep-alive client; fresh payments from 16 payers`,
     settlementStore: STORE,
     summary: {
       p50Ratio: {
@@ -200,6 +219,13 @@ async function main() {
         pgliteC16: ratio('pglite', 16),
         postgresC1: ratio('postgres', 1),
         postgresC16: ratio('postgres', 16),
+      },
+      // The merchant API without the onSettled hook (its statement after settle), same run.
+      p50RatioNoHook: {
+        pgliteC1: ratio('pglite', 1, undefined, 'merchant-api-no-hook'),
+        pgliteC16: ratio('pglite', 16, undefined, 'merchant-api-no-hook'),
+        postgresC1: ratio('postgres', 1, undefined, 'merchant-api-no-hook'),
+        postgresC16: ratio('postgres', 16, undefined, 'merchant-api-no-hook'),
       },
       cpuPerOpRatio: {
         pgliteC1: ratio('pglite', 1, (r) => r.cpuMsPerOp),

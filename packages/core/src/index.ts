@@ -87,6 +87,7 @@ export type {
   SchemeFacilitator,
   SchemeServer,
   SettleContext,
+  SettleOptions,
   VerifyOptions,
 } from './scheme.js'
 export { getSchemeName } from './scheme.js'

@@ -113,12 +113,31 @@ export interface SchemeClient {
 }
 
 /**
+ * Options of {@link FacilitatorClient.settle}. Support is optional: Tollgate's in-process facilitator
+ * runs `onSettled`, an HTTP client or another facilitator ignores it, so a caller must treat "the
+ * hook was not called" as "do the work after settle returns".
+ */
+export type SettleOptions = {
+  /**
+   * Called with the successful result by the one call that settled the payment (the claim owner),
+   * at the same time as the facilitator writes its own outcome, and awaited before `settle`
+   * returns. Not called for a failed or pending outcome, for a stored outcome a repeat gets, or for
+   * a caller that shares another caller's settle in flight. When it throws, the facilitator's
+   * outcome is still stored and `settle` rejects with its error. The work must be idempotent per
+   * transaction: a caller whose hook did not run (or failed) does it after `settle`, and a repeat
+   * of the payment later never calls the hook, so the same work can be attempted more than once.
+   */
+  onSettled?: (result: SettleResponse) => Promise<void>
+}
+
+/**
  * A facilitator as merchants see it: ours in-process, ours over HTTP, or any x402 facilitator.
  * Invalid payments are data in the responses; transport failures throw `facilitator_unreachable`.
  */
 export interface FacilitatorClient {
   verify(request: FacilitatorRequest): Promise<VerifyResponse>
-  settle(request: FacilitatorRequest): Promise<SettleResponse>
+  /** Settles a payment; `options` is optional and a client may ignore it (see {@link SettleOptions}). */
+  settle(request: FacilitatorRequest, options?: SettleOptions): Promise<SettleResponse>
   getSupported(): Promise<SupportedResponse>
 }
 

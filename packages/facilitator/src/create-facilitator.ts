@@ -6,6 +6,7 @@ import {
   formatAtomicAmount,
   REASONS,
   type SchemeFacilitator,
+  type SettleOptions,
   type SettleResponse,
   type SupportedResponse,
   type VerifyResponse,
@@ -56,8 +57,11 @@ export type FacilitatorHealth = {
 export interface Facilitator extends FacilitatorClient {
   /** Verifies a payment; `options.parsed` says `request` is `parseFacilitatorRequest`'s answer. */
   verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse>
-  /** Settles a payment exactly once; `options.parsed` as for `verify`. */
-  settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse>
+  /**
+   * Settles a payment exactly once; `options.parsed` as for `verify`. `options.onSettled` runs only
+   * in the call that settled the payment, alongside the outcome write (see `SettleOptions`).
+   */
+  settle(request: FacilitatorRequest, options?: RouteOptions & SettleOptions): Promise<SettleResponse>
   readonly metrics: FacilitatorMetrics
   /**
    * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died);
@@ -121,9 +125,25 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     }
   }
 
-  async function settle(request: FacilitatorRequest, options?: RouteOptions): Promise<SettleResponse> {
+  async function settle(
+    request: FacilitatorRequest,
+    options?: RouteOptions & SettleOptions,
+  ): Promise<SettleResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
+    const hook = options?.onSettled
+    // A failing hook makes settle throw its error once the outcome is stored: the payment is
+    // settled, and the metric says so (a failed outcome write stays an `error`).
+    let hookError: unknown
+    const onSettled =
+      hook &&
+      ((result: SettleResponse) =>
+        Promise.resolve()
+          .then(() => hook(result))
+          .catch((error: unknown) => {
+            hookError = error
+            throw error
+          }))
     try {
       const route = routeFacilitatorRequest(schemes, request, options)
       let result: SettleResponse
@@ -140,6 +160,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
               fingerprint: getSettlementFingerprint(route.payment, route.requirements),
               payment: route.payment,
               requirements: route.requirements,
+              ...(onSettled ? { onSettled } : {}),
             })
           : failure(REASONS.invalidPayload, 'the payload has no settlement key', route.requirements.network)
       }
@@ -150,6 +171,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
           : 'failure'
       labels.reason = toReasonLabel(result.errorReason)
       return result
+    } catch (error) {
+      if (hookError !== undefined && error === hookError) {
+        labels.outcome = 'success'
+      }
+      throw error
     } finally {
       metrics.observeSettle(labels, (performance.now() - started) / 1000)
     }

@@ -19,6 +19,11 @@ export type SettlementJob = {
   fingerprint: string
   payment: PaymentPayload
   requirements: PaymentRequirements
+  /**
+   * Runs when this job is the key's claim owner and its outcome is a success, concurrently with
+   * the store's outcome write; settle answers after both (see `SettleOptions.onSettled`).
+   */
+  onSettled?: (result: SettleResponse) => Promise<void>
 }
 
 /** Options of {@link createSettlementCoordinator}. */
@@ -113,7 +118,7 @@ async function claimAndSettle(deps: CoordinatorDeps, job: SettlementJob): Promis
   let attempt = await claim(deps, job, owner)
   for (;;) {
     if (attempt.claimed) {
-      return runClaimed(deps, job.scheme, attempt.record, owner, prepared)
+      return runClaimed(deps, job, attempt.record, owner, prepared)
     }
     // Checks made before waiting on another holder are stale by the time this caller claims.
     prepared = undefined
@@ -143,7 +148,7 @@ async function claimAndSettle(deps: CoordinatorDeps, job: SettlementJob): Promis
 /** Runs the scheme's settle under a held claim, with a heartbeat, and stores the outcome. */
 async function runClaimed(
   deps: CoordinatorDeps,
-  scheme: SchemeFacilitator,
+  job: Pick<SettlementJob, 'scheme' | 'onSettled'>,
   record: SettlementRecord,
   owner: string,
   preparing: Promise<unknown> | undefined,
@@ -159,7 +164,7 @@ async function runClaimed(
   }
   let result: SettleResponse
   try {
-    result = await scheme.settle(record.paymentPayload, record.paymentRequirements, context)
+    result = await job.scheme.settle(record.paymentPayload, record.paymentRequirements, context)
   } catch (error) {
     const broadcast = recorder.latest() ?? record.transaction
     deps.logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
@@ -171,7 +176,7 @@ async function runClaimed(
   } finally {
     stopHeartbeat()
   }
-  return storeOutcome(deps, record, owner, result, recorder.latest())
+  return storeOutcome(deps, record, owner, result, recorder.latest(), job.onSettled)
 }
 
 // A settle's `recordBroadcast`. The relayer calls it again for each fee-bumped replacement of a
@@ -203,13 +208,19 @@ function createBroadcastRecorder(deps: CoordinatorDeps, key: string, owner: stri
   }
 }
 
-/** Stores a settle's outcome under the claim; when the claim was lost, the stored record wins. */
+/**
+ * Stores a settle's outcome under the claim; when the claim was lost, the stored record wins. A
+ * success runs the caller's `onSettled` at the same time as the write (its own commit overlaps
+ * the store's instead of following it); the answer waits for both. A failing hook changes nothing
+ * in the store: the outcome is written all the same, then the hook's error is thrown.
+ */
 async function storeOutcome(
   deps: CoordinatorDeps,
   record: SettlementRecord,
   owner: string,
   result: SettleResponse,
   recorded: string | undefined,
+  onSettled?: (result: SettleResponse) => Promise<void>,
 ): Promise<SettleResponse> {
   const pending = !result.success && result.errorReason === REASONS.settlementPending
   const known = recorded ?? record.transaction
@@ -221,7 +232,7 @@ async function storeOutcome(
     : result.transaction || (result.success ? known : undefined)
   const answer = pending && transaction ? { ...result, transaction } : result
   const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
-  const stored = await deps.store.complete({
+  const completing = deps.store.complete({
     key: record.key,
     owner,
     state,
@@ -229,6 +240,25 @@ async function storeOutcome(
     transaction,
     now: deps.now(),
   })
+  // Started after the write is sent, so the store's commit is never queued behind the hook's work.
+  const hook = result.success && onSettled ? runHook(onSettled, answer) : undefined
+  let stored: boolean
+  try {
+    stored = await completing
+  } catch (error) {
+    if (hook) {
+      const failed = await hook
+      if (failed) {
+        deps.logger.error({ err: failed.error, key: record.key }, 'settlement hook failed')
+      }
+    }
+    throw error
+  }
+  const failed = hook && (await hook)
+  if (failed) {
+    deps.logger.error({ err: failed.error, key: record.key, stored }, 'settlement hook failed')
+    throw failed.error
+  }
   if (!stored) {
     // Another process took the key over (our lease ran out mid-settle, or a replacement of the
     // transaction we started from released us); its record wins. A success stands anyway: the
@@ -245,6 +275,19 @@ async function storeOutcome(
   }
   deps.logger.info({ key: record.key, network: record.network, state, transaction }, 'settlement stored')
   return answer
+}
+
+/** Runs a settle hook; resolves to its error (never rejects), or undefined when it succeeded. */
+function runHook(
+  hook: (result: SettleResponse) => Promise<void>,
+  result: SettleResponse,
+): Promise<{ error: unknown } | undefined> {
+  return Promise.resolve()
+    .then(() => hook(result))
+    .then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    )
 }
 
 /** Renews the claim's lease every third of it until the returned stop is called. */

@@ -100,6 +100,113 @@ for (const kind of testDatabaseKinds) {
       }
     })
 
+    test('behavior: onSettled runs once, in the claim owner, beside the outcome write', async () => {
+      const database = await open()
+      const peerDb = await kind.openPeer(database)
+      const storeA = await createPostgresSettlementStore({ db: database.db, schema: database.schema })
+      // The outcome write waits until a hook has started: a hook run only after the write would
+      // never start, and the settle would hang.
+      let hookStarted: () => void = () => {}
+      const started = new Promise<void>((resolve) => {
+        hookStarted = resolve
+      })
+      const complete = storeA.complete.bind(storeA)
+      storeA.complete = async (parameters) => {
+        await started
+        return complete(parameters)
+      }
+      const schemeA = createFakeScheme({ confirmDelayMs: 50 })
+      const schemeB = createFakeScheme({ confirmDelayMs: 50 })
+      const a = start(createFacilitator({ schemes: [schemeA], store: storeA }))
+      const b = start(
+        createFacilitator({
+          schemes: [schemeB],
+          store: await createPostgresSettlementStore({ db: peerDb, schema: database.schema }),
+        }),
+      )
+      const calls: { caller: number; success: boolean; transaction: string }[] = []
+      // Instance a claims first (b's callers start after a's claim), so the owner's write is gated.
+      const first = a.settle(buildFakeRequest(), {
+        onSettled: async (result) => {
+          hookStarted()
+          calls.push({ caller: 0, success: result.success, transaction: result.transaction })
+        },
+      })
+      await waitFor(() => schemeA.broadcasts.length === 1)
+      const others = Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).settle(buildFakeRequest(), {
+          onSettled: async (result) => {
+            hookStarted()
+            calls.push({ caller: i + 1, success: result.success, transaction: result.transaction })
+          },
+        }),
+      )
+      const results = await Promise.all([first, ...others])
+      expect(schemeA.broadcasts).toHaveLength(1)
+      expect(schemeB.broadcasts).toEqual([])
+      expect(results.every((r) => r.success && r.transaction === schemeA.broadcasts[0])).toBe(true)
+      expect(calls).toEqual([{ caller: 0, success: true, transaction: schemeA.broadcasts[0] }])
+      // A repeat gets the stored outcome and never runs its hook.
+      let repeated = 0
+      const again = await b.settle(buildFakeRequest(), {
+        onSettled: async () => {
+          repeated += 1
+        },
+      })
+      expect(again).toEqual(results[0])
+      expect(repeated).toBe(0)
+      if (peerDb !== database.db) {
+        await peerDb.destroy()
+      }
+    })
+
+    test('behavior: a failing onSettled rejects the settle, and the outcome is stored all the same', async () => {
+      const { db, schema } = await open()
+      const scheme = createFakeScheme()
+      const store = await createPostgresSettlementStore({ db, schema })
+      const facilitator = start(createFacilitator({ schemes: [scheme], store }))
+      const failure = new Error('the credit failed')
+      await expect(
+        facilitator.settle(buildFakeRequest(), {
+          onSettled: async () => {
+            throw failure
+          },
+        }),
+      ).rejects.toBe(failure)
+      expect(await store.countByState()).toMatchObject({ settled: 1, claimed: 0, broadcast: 0 })
+      const text = await facilitator.metrics.registry.metrics()
+      expect(text).toContain('outcome="success",reason=""} 1')
+      // The retry takes the stored outcome: nothing is sent again, and its hook does not run.
+      let hooked = 0
+      const again = await facilitator.settle(buildFakeRequest(), {
+        onSettled: async () => {
+          hooked += 1
+        },
+      })
+      expect(again).toMatchObject({ success: true, transaction: scheme.broadcasts[0] })
+      expect(scheme.broadcasts).toHaveLength(1)
+      expect(hooked).toBe(0)
+    })
+
+    test('behavior: onSettled does not run for a pending or failed outcome', async () => {
+      const { db, schema } = await open()
+      const scheme = createFakeScheme({ confirm: async () => 'timeout' })
+      const store = await createPostgresSettlementStore({ db, schema })
+      const facilitator = start(createFacilitator({ schemes: [scheme], store }))
+      let hooked = 0
+      const onSettled = async () => {
+        hooked += 1
+      }
+      expect(await facilitator.settle(buildFakeRequest(), { onSettled })).toMatchObject({
+        errorReason: 'settlement_pending',
+      })
+      const reverted = start(
+        createFacilitator({ schemes: [createFakeScheme({ confirm: async () => 'reverted' })] }),
+      )
+      expect(await reverted.settle(buildFakeRequest(), { onSettled })).toMatchObject({ success: false })
+      expect(hooked).toBe(0)
+    })
+
     test('behavior: a process killed after its broadcast is reconciled by the next one, never re-sent', async () => {
       const { db, schema } = await open()
       const hang = createHang()

@@ -1,4 +1,4 @@
-import { AppError, type FacilitatorClient, REASONS } from '@tollgate/core'
+import { AppError, type FacilitatorClient, REASONS, type SettleResponse } from '@tollgate/core'
 import { type Selectable, sql } from 'kysely'
 import { inTransaction } from '../db/in-transaction.js'
 import type { X402TransactionsTable } from '../db/schema/x402.js'
@@ -37,7 +37,18 @@ export async function settleX402(
       context: { param: 'paymentRequirements.payTo' },
     })
   }
-  const result = await facilitator.settle(parsed.request)
+  // The credit's statement runs in the facilitator's settle, alongside its outcome write, when
+  // this call is the one that settled the payment (`onSettled`); otherwise (a repeat, a concurrent
+  // settle of the same payment, a facilitator that ignores the hook) it runs here, after settle.
+  // It is idempotent either way (unique on the transaction), so the ledger is credited once.
+  const written: { value?: WrittenSettlement } = {}
+  const result = await facilitator.settle(parsed.request, {
+    onSettled: async (settled) => {
+      if (settled.transaction !== '') {
+        written.value = await writeSettlement(deps, input, parsed, settled)
+      }
+    },
+  })
   const pending = !result.success && result.errorReason === REASONS.settlementPending
   if ((!result.success && !pending) || result.transaction === '') {
     throw new AppError('settlement_failed', {
@@ -45,6 +56,46 @@ export async function settleX402(
       context: { details: { errorReason: result.errorReason ?? null } },
     })
   }
+  const hooked = written.value?.plan.record.txHash === result.transaction ? written.value : undefined
+  const { plan, inserted } = hooked ?? (await writeSettlement(deps, input, parsed, result))
+  if (inserted) {
+    return toX402Transaction(deps, inserted)
+  }
+  const { record, legs, posting } = plan
+  // The transaction is already recorded: a repeated or concurrent settle of the same payment, or a
+  // pending one that may now be confirmed. Rare, so it takes the row lock and posts step by step.
+  if (legs.length > 0) {
+    await ensureLedgerAccounts(deps, { environment: input.environment, refs: toRefs(legs) })
+  }
+  return inTransaction(deps.db, async (trx) => {
+    const row = await recordTransaction(trx, deps, record)
+    // A row first recorded as pending is credited by the settle call that finds it confirmed.
+    if (row.status === 'confirmed' && row.credited && legs.length > 0) {
+      await postTransaction({ ...deps, db: trx }, { ...posting(row.id), legs })
+    }
+    return toX402Transaction(deps, row)
+  })
+}
+
+type SettlementPlan = {
+  record: SettlementRecord
+  legs: LedgerLeg[]
+  posting: (rowId: string) => Omit<PostTransactionInput, 'legs'>
+}
+
+type WrittenSettlement = { plan: SettlementPlan; inserted: Selectable<X402TransactionsTable> | undefined }
+
+/**
+ * Screens the payer, works out the fee and the ledger legs of a settled (or pending) payment, and
+ * runs {@link insertSettlement}: `inserted` is undefined when the transaction was already recorded.
+ */
+async function writeSettlement(
+  deps: Pick<Deps, 'db' | 'rails' | 'ids' | 'clock' | 'settings'>,
+  input: SettleInput,
+  parsed: MerchantX402Request,
+  result: SettleResponse,
+): Promise<WrittenSettlement> {
+  const pending = !result.success
   const payer = result.payer ?? null
   const amlCheck = payer
     ? await deps.rails.screening.screen({ chain: parsed.entry.chain, address: payer })
@@ -52,11 +103,11 @@ export async function settleX402(
   const currency = parsed.custodied ? parsed.asset.ledgerCurrency : null
   const split = currency ? splitFee(deps, parsed, currency) : { gross: 0n, fee: 0n }
   const legs = currency ? toLegs(parsed, input.merchantId, currency, split) : []
-  const record = {
+  const record: SettlementRecord = {
     ...input,
     parsed,
     txHash: result.transaction,
-    status: pending ? ('pending' as const) : ('confirmed' as const),
+    status: pending ? 'pending' : 'confirmed',
     payer,
     amlCheck,
     fee: currency ? fromLedgerUnits(split.fee, ledgerCurrencies[currency], parsed.asset.decimals) : 0n,
@@ -71,23 +122,8 @@ export async function settleX402(
     description: `x402 payment on ${parsed.entry.chain}`,
     txHash: result.transaction,
   })
-  const inserted = await insertSettlement(deps, { record, legs, posting })
-  if (inserted) {
-    return toX402Transaction(deps, inserted)
-  }
-  // The transaction is already recorded: a repeated or concurrent settle of the same payment, or a
-  // pending one that may now be confirmed. Rare, so it takes the row lock and posts step by step.
-  if (legs.length > 0) {
-    await ensureLedgerAccounts(deps, { environment: input.environment, refs: toRefs(legs) })
-  }
-  return inTransaction(deps.db, async (trx) => {
-    const row = await recordTransaction(trx, deps, record)
-    // A row first recorded as pending is credited by the settle call that finds it confirmed.
-    if (row.status === 'confirmed' && row.credited && legs.length > 0) {
-      await postTransaction({ ...deps, db: trx }, { ...posting(row.id), legs })
-    }
-    return toX402Transaction(deps, row)
-  })
+  const plan = { record, legs, posting }
+  return { plan, inserted: await insertSettlement(deps, plan) }
 }
 
 type SettlementRecord = SettleInput & {
@@ -108,11 +144,7 @@ type SettlementRecord = SettleInput & {
  */
 async function insertSettlement(
   deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
-  input: {
-    record: SettlementRecord
-    legs: LedgerLeg[]
-    posting: (rowId: string) => Omit<PostTransactionInput, 'legs'>
-  },
+  input: SettlementPlan,
 ): Promise<Selectable<X402TransactionsTable> | undefined> {
   const { record, legs } = input
   const values = toRowValues(deps, record)

@@ -1,0 +1,182 @@
+import type { FacilitatorClient, PaymentRequirements, SettleOptions } from '@tollgate/core'
+import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet } from '@tollgate/devnet'
+import { createEip3009Client } from '@tollgate/evm'
+import { createPostgresSettlementStore, type Facilitator, type SettlementStore } from '@tollgate/facilitator'
+import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
+import { sql } from 'kysely'
+import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
+import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
+import { createRails } from '../rails/create-rails.js'
+import { describeEachDatabase } from '../testing/each-database.js'
+import { createHarness, type Harness } from '../testing/harness.js'
+
+// POST /x402/settle with the facilitator's settlement store in the service's database (as the
+// sandbox runs it): the merchant's credit runs in the facilitator's `onSettled` hook, beside the
+// facilitator's outcome write, and a settle whose hook did not run (or failed) writes it after.
+let devnet: LocalDevnet
+beforeAll(async () => {
+  devnet = await startDevnet({
+    solana: false,
+    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === 'eip155:84532') },
+  })
+})
+afterAll(async () => {
+  await devnet?.stop()
+})
+
+type Envelope<T> = { success: boolean; data: T; error?: { code: string } }
+
+/** How the test facilitator treats the service's hook. */
+type HookMode = 'pass' | 'fail-before' | 'fail-after'
+
+describeEachDatabase(
+  'POST /x402/settle credit in the settled hook',
+  (getDb) => {
+    let h: Harness
+    let payerKey: Hex
+    let facilitator: Facilitator
+    let store: SettlementStore
+    let close = () => {}
+    let mode: HookMode = 'pass'
+    let hookRuns = 0
+    // The real facilitator, with the service's hook counted and, per `mode`, made to fail before
+    // its credit (nothing written) or after it (the credit committed, the settle still failing).
+    const client: FacilitatorClient = {
+      verify: (request) => facilitator.verify(request),
+      getSupported: () => facilitator.getSupported(),
+      settle: (request, options?: SettleOptions) => {
+        const hook = options?.onSettled
+        return facilitator.settle(
+          request,
+          hook
+            ? {
+                onSettled: async (result) => {
+                  hookRuns += 1
+                  if (mode === 'fail-before') {
+                    throw new Error('the hook failed before its credit')
+                  }
+                  await hook(result)
+                  if (mode === 'fail-after') {
+                    throw new Error('the hook failed after its credit')
+                  }
+                },
+              }
+            : {},
+        )
+      },
+    }
+    beforeAll(async () => {
+      const db = getDb()
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+      store = await createPostgresSettlementStore({ db, schema: rows[0]?.schema ?? 'public' })
+      ;({ facilitator, close } = await createDevnetFacilitator(devnet, { store }))
+      h = await createHarness(db, {
+        facilitator: client,
+        rails: (base) => createRails(base, { networks: devnet.networks }),
+      })
+      const payer = devnet.wallets.find((w) => w.network === 'eip155:84532' && w.role === 'payer')
+      payerKey = payer?.privateKey as Hex
+    })
+    afterAll(() => close())
+    beforeEach(() => {
+      mode = 'pass'
+      hookRuns = 0
+    })
+
+    const post = async <T>(path: string, json: unknown, key?: string) => {
+      const res = await h.request(`/api/v1${path}`, { method: 'POST', json, ...(key ? { key } : {}) })
+      return { status: res.status, body: (await res.json()) as Envelope<T> }
+    }
+    const signed = async (key: string) => {
+      const { body } = await post<{ accepts: PaymentRequirements[] }>(
+        '/x402/requirements',
+        { chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 },
+        key,
+      )
+      const requirements = body.data.accepts[0] as PaymentRequirements
+      const payload = await createEip3009Client({ account: privateKeyToAccount(payerKey) }).createPayload(
+        requirements,
+      )
+      return {
+        x402Version: 2,
+        paymentPayload: { x402Version: 2, accepted: requirements, payload },
+        paymentRequirements: requirements,
+      }
+    }
+    const credits = async (merchantId: string) => {
+      const rows = await h.deps.db
+        .selectFrom('balance_transactions')
+        .select(['amount', 'tx_hash'])
+        .where('merchant_id', '=', merchantId)
+        .where('source', '=', 'x402')
+        .orderBy('seq')
+        .execute()
+      return rows.map((r) => [String(r.amount), r.tx_hash])
+    }
+    const settledRows = async () => (await store.countByState()).settled
+
+    test('default: the credit is written in the hook, and the facilitator stores its outcome', async () => {
+      const before = await settledRows()
+      const settled = await post<{ txHash: string; status: string }>(
+        '/x402/settle',
+        await signed(h.a.testKey),
+      )
+      expect([settled.status, settled.body.data.status]).toEqual([201, 'confirmed'])
+      expect(hookRuns).toBe(1)
+      expect(await settledRows()).toBe(before + 1)
+      expect(await credits(h.a.id)).toEqual([['9950', settled.body.data.txHash]])
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
+    test('behavior: 20 concurrent settles of one payment run one hook and credit once', async () => {
+      const request = await signed(h.b.testKey)
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => post<{ txHash: string }>('/x402/settle', request, h.b.testKey)),
+      )
+      expect(results.map((r) => r.status)).toEqual(Array(20).fill(201))
+      const hashes = new Set(results.map((r) => r.body.data.txHash))
+      expect(hashes.size).toBe(1)
+      expect(hookRuns).toBe(1)
+      expect(await credits(h.b.id)).toEqual([['9950', [...hashes][0]]])
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
+    test('behavior: a hook failing before its credit fails the settle; the retry credits once', async () => {
+      const request = await signed(h.b.testKey)
+      const start = await credits(h.b.id)
+      const before = await settledRows()
+      mode = 'fail-before'
+      const failed = await post('/x402/settle', request, h.b.testKey)
+      expect(failed.status).toBe(500)
+      // The facilitator's own record is stored: the retry takes it and sends nothing again.
+      expect(await settledRows()).toBe(before + 1)
+      expect(await credits(h.b.id)).toEqual(start)
+      mode = 'pass'
+      const retried = await post<{ txHash: string }>('/x402/settle', request, h.b.testKey)
+      expect(retried.status).toBe(201)
+      expect(hookRuns).toBe(1)
+      expect(await settledRows()).toBe(before + 1)
+      expect(await credits(h.b.id)).toEqual([...start, ['9950', retried.body.data.txHash]])
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
+    test('behavior: a hook failing after its credit fails the settle; the retry credits nothing more', async () => {
+      const request = await signed(h.a.testKey)
+      const start = await credits(h.a.id)
+      mode = 'fail-after'
+      const failed = await post('/x402/settle', request, h.a.testKey)
+      expect(failed.status).toBe(500)
+      const written = await credits(h.a.id)
+      expect(written).toHaveLength(start.length + 1)
+      mode = 'pass'
+      const retried = await post<{ txHash: string }>('/x402/settle', request, h.a.testKey)
+      expect(retried.status).toBe(201)
+      expect(await credits(h.a.id)).toEqual(written)
+      expect(written.at(-1)).toEqual(['9950', retried.body.data.txHash])
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+  },
+  { poolSize: 30 },
+)
