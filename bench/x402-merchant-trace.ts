@@ -15,7 +15,6 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import {
   createFacilitatorApp,
@@ -24,24 +23,14 @@ import {
   type Facilitator,
 } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
-import {
-  createApiKey,
-  createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
-  createMerchant,
-  createRails,
-  createRateLimiter,
-  openDatabase,
-  systemClock,
-} from '@tollgate/service'
+import { openDatabase } from '@tollgate/service'
 import { CompiledQuery, type Kysely, type PluginTransformQueryArgs, sql } from 'kysely'
 import { Agent } from 'undici'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { openBenchDatabase } from './lib/bench-database.js'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { percentile, round } from './lib/stats.js'
+import { startMerchantServers } from './lib/x402-merchant-servers.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const BASE = 'eip155:84532'
@@ -205,42 +194,17 @@ async function traceOne(
         return args.result
       },
     })
-    const base = {
+    const {
+      requirements,
+      sides,
+      close: closeServices,
+    } = await startMerchantServers({
       db: timed,
-      clock: systemClock,
-      ids: createIdGenerator(),
-      logger: createLogger({ level: 'silent' }),
-    }
-    const deps = {
-      ...base,
-      rails: createRails(base, { networks: devnet.networks }),
-      settings: createDefaultSettings(),
-    }
-    const merchant = await createMerchant(deps, { name: 'Bench merchant' })
-    const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-    const rateLimiter = () => createRateLimiter({ limit: 1_000_000, windowMs: 60_000 })
-    const service = await listen(createApp(deps, { facilitator, rateLimiter: rateLimiter() }).fetch)
-    // The same merchant API over a facilitator client that ignores settle's options (as an HTTP
-    // client does): no onSettled hook, so the statement runs after settle returns (the flow before
-    // the hook), measured in the same run for an A/B of the hook alone.
-    const noHook: FacilitatorClient = {
-      verify: (request) => facilitator.verify(request),
-      settle: (request) => facilitator.settle(request),
-      getSupported: () => facilitator.getSupported(),
-    }
-    const serviceNoHook = await listen(
-      createApp(deps, { facilitator: noHook, rateLimiter: rateLimiter() }).fetch,
-    )
-    const requirements = await getRequirements(service.url, key)
-    const sides = [
-      { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
-      { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
-      {
-        name: 'merchant-api-no-hook',
-        url: `${serviceNoHook.url}/api/v1/x402/settle`,
-        headers: { 'x-api-key': key },
-      },
-    ] as const
+      networks: devnet.networks,
+      facilitator,
+      bareUrl: bare.url,
+      listen,
+    })
     const warm = await signEip3009Bodies(payers, requirements, 20)
     for (const [i, body] of warm.entries()) {
       const side = sides[i % sides.length] as (typeof sides)[number]
@@ -302,8 +266,7 @@ async function traceOne(
         opened.db.getExecutor().compileQuery(settleStatement.node, settleStatement.queryId),
       )
     }
-    await service.close()
-    await serviceNoHook.close()
+    await closeServices()
   } finally {
     await bare.close()
     close()
@@ -338,20 +301,6 @@ async function settle(url: string, headers: Record<string, string>, body: string
   } as RequestInit)
   const text = await res.text()
   return res.status < 300 && text.includes('"success":true')
-}
-
-async function getRequirements(serviceUrl: string, key: string): Promise<PaymentRequirements> {
-  const res = await fetch(`${serviceUrl}/api/v1/x402/requirements`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
-  })
-  const data = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
-  const first = data.accepts[0]
-  if (!first) {
-    throw new Error('no requirements')
-  }
-  return first
 }
 
 async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {

@@ -30,24 +30,14 @@ import {
   createPostgresSettlementStore,
 } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
-import {
-  createApiKey,
-  createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
-  createMerchant,
-  createRails,
-  createRateLimiter,
-  openDatabase,
-  systemClock,
-} from '@tollgate/service'
+import { createApp, createRateLimiter, openDatabase } from '@tollgate/service'
 import { sql } from 'kysely'
 import { Agent } from 'undici'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { openBenchDatabase } from './lib/bench-database.js'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
+import { startMerchantServers } from './lib/x402-merchant-servers.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const BASE = 'eip155:84532'
@@ -95,41 +85,19 @@ async function main() {
             : createMemorySettlementStore(),
       })
       const bare = await listen(createFacilitatorApp(facilitator).fetch)
-      const base = {
+      const {
+        deps,
+        key,
+        requirements,
+        sides,
+        close: closeServices,
+      } = await startMerchantServers({
         db: opened.db,
-        clock: systemClock,
-        ids: createIdGenerator(),
-        logger: createLogger({ level: 'silent' }),
-      }
-      const deps = {
-        ...base,
-        rails: createRails(base, { networks: devnet.networks }),
-        settings: createDefaultSettings(),
-      }
-      const merchant = await createMerchant(deps, { name: 'Bench merchant' })
-      const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-      const rateLimiter = () => createRateLimiter({ limit: 1_000_000, windowMs: 60_000 })
-      const service = await listen(createApp(deps, { facilitator, rateLimiter: rateLimiter() }).fetch)
-      // The same merchant API over a client that ignores settle's options (as an HTTP client does):
-      // no onSettled hook, the credit's statement runs after settle returns, the flow before the hook.
-      const noHook: FacilitatorClient = {
-        verify: (request) => facilitator.verify(request),
-        settle: (request) => facilitator.settle(request),
-        getSupported: () => facilitator.getSupported(),
-      }
-      const serviceNoHook = await listen(
-        createApp(deps, { facilitator: noHook, rateLimiter: rateLimiter() }).fetch,
-      )
-      const requirements = await getRequirements(service.url, key)
-      const sides = [
-        { name: 'facilitator', url: `${bare.url}/settle`, headers: {} },
-        { name: 'merchant-api', url: `${service.url}/api/v1/x402/settle`, headers: { 'x-api-key': key } },
-        {
-          name: 'merchant-api-no-hook',
-          url: `${serviceNoHook.url}/api/v1/x402/settle`,
-          headers: { 'x-api-key': key },
-        },
-      ] as const
+        networks: devnet.networks,
+        facilitator,
+        bareUrl: bare.url,
+        listen,
+      })
       // Warm-up, not measured: the merchant's ledger accounts are created by its first credit.
       for (const side of sides) {
         const warm = await signEip3009Bodies(payers, requirements, 4)
@@ -184,8 +152,7 @@ async function main() {
         `${database.name}.merchant-path`.padEnd(32),
         JSON.stringify(results[`${database.name}.merchant-path`]),
       )
-      await service.close()
-      await serviceNoHook.close()
+      await closeServices()
       await bare.close()
       close()
       await opened.close()
@@ -255,20 +222,6 @@ async function settle(url: string, headers: Record<string, string>, body: string
   } as RequestInit)
   const text = await res.text()
   return res.status < 300 && text.includes('"success":true')
-}
-
-async function getRequirements(serviceUrl: string, key: string): Promise<PaymentRequirements> {
-  const res = await fetch(`${serviceUrl}/api/v1/x402/requirements`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
-  })
-  const data = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
-  const first = data.accepts[0]
-  if (!first) {
-    throw new Error('no requirements')
-  }
-  return first
 }
 
 /**
