@@ -9,8 +9,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
-import { createLookSchedule, type NetworkSignal } from './look-schedule.js'
-import { createWatchedAddresses } from './watched-addresses.js'
+import { createWatcherLooks, type WatcherLookOptions } from './watched-addresses.js'
 
 /** keccak256("Transfer(address,address,uint256)"), the ERC-20 Transfer event topic. */
 const transferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
@@ -40,14 +39,7 @@ export type EvmWatcherOptions = {
   rewindBlocks?: number
   /** Senders whose native transfers are not deposits (the rails' own keys: sweep gas top-ups). */
   ignoreFrom?: string[]
-  /**
-   * Raised by this process's deposit-address rail when it allocates: the watched addresses are then
-   * re-read at the next poll, else only every `backstopMs`. Without it, every poll re-reads them.
-   */
-  addressSignal?: NetworkSignal | undefined
-  /** Longest time between two reads of the addresses and of the *seen* transfers (default 5 s). */
-  backstopMs?: number
-}
+} & WatcherLookOptions
 
 /** What one poll did (benchmarks and tests read it). */
 export type EvmPollResult = {
@@ -78,18 +70,10 @@ export function createEvmWatcher(
   const { entry, rpc, hub } = options
   const maxBlocks = BigInt(options.maxBlocksPerPoll ?? 100)
   const rewind = BigInt(options.rewindBlocks ?? 64)
-  const watched = createWatchedAddresses(deps, {
+  const { watched, seenSchedule } = createWatcherLooks(deps, {
+    ...options,
     network: entry.network,
     normalize: (a) => a.toLowerCase(),
-    signal: options.addressSignal,
-    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
-  })
-  // The *seen* transfers are read while some are pending, after one is recorded in this process
-  // (`hub.seen`), and every `backstopMs` (recorded by another process).
-  const seenSchedule = createLookSchedule({
-    network: entry.network,
-    signal: options.addressSignal ? hub.seen : undefined,
-    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
   })
   let pendingSeen: number | undefined
   // The cursor as this watcher last read or wrote it, and the head read before the last address query.

@@ -9,8 +9,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
-import { createLookSchedule, type NetworkSignal } from './look-schedule.js'
-import { createWatchedAddresses } from './watched-addresses.js'
+import { createWatcherLooks, type WatcherLookOptions } from './watched-addresses.js'
 
 const associatedTokenProgram = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address
 /** getMultipleAccounts takes at most 100 accounts per call. */
@@ -36,11 +35,7 @@ export type SolanaWatcherOptions = {
   entry: ChainEntry
   rpc: JsonRpc
   hub: IncomingHub
-  /** As in the EVM watcher: re-read the addresses after an allocation here, else every `backstopMs`. */
-  addressSignal?: NetworkSignal | undefined
-  /** Longest time between two reads of the addresses and of the *seen* transfers (default 5 s). */
-  backstopMs?: number
-}
+} & WatcherLookOptions
 
 /** What one Solana poll did: accounts read, accounts whose balance moved, transfers found and new. */
 export type SolanaPollResult = {
@@ -95,16 +90,10 @@ export function createSolanaWatcher(
   const { entry, rpc, hub } = options
   // An address found late is still checked: its account starts unknown, so a funded one has its
   // history read once (see `poll`), and nothing is missed.
-  const watchedAddresses = createWatchedAddresses(deps, {
+  const { watched: watchedAddresses, seenSchedule } = createWatcherLooks(deps, {
+    ...options,
     network: entry.network,
     normalize: (a) => a,
-    signal: options.addressSignal,
-    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
-  })
-  const seenSchedule = createLookSchedule({
-    network: entry.network,
-    signal: options.addressSignal ? hub.seen : undefined,
-    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
   })
   let pendingSeen: number | undefined
   // Spec assets only: SOL and the tokens the ledger credits (USDC, USDT).

@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js'
 import type { DepositAddress } from '../types.js'
 import { depositAddressColumns, toDepositAddress } from './create-deposit-addresses.js'
-import { createLookSchedule, type NetworkSignal } from './look-schedule.js'
+import type { IncomingHub } from './incoming-store.js'
+import { createLookSchedule, type LookSchedule, type NetworkSignal } from './look-schedule.js'
 
 /** The deposit addresses of one network held in memory, refreshed with the rows added since the last look. */
 export type WatchedAddresses = {
@@ -68,5 +69,41 @@ export function createWatchedAddresses(
     get: (address) => byAddress.get(options.normalize(address)),
     size: () => byAddress.size,
     all: () => byAddress.values(),
+  }
+}
+
+/** The options both chain watchers take for when they read the database between polls. */
+export type WatcherLookOptions = {
+  /**
+   * Raised by this process's deposit-address rail when it allocates: the watched addresses are then
+   * re-read at the next poll, else only every `backstopMs`. Without it, every poll re-reads them.
+   */
+  addressSignal?: NetworkSignal | undefined
+  /** Longest time between two reads of the addresses and of the *seen* transfers (default 5 s). */
+  backstopMs?: number
+}
+
+/**
+ * A watcher's two database looks: its watched addresses, and the schedule of its read of the *seen*
+ * transfers, which runs after one is recorded in this process (`hub.seen`) and every `backstopMs`
+ * (recorded by another process). Without `addressSignal` both look on every poll.
+ */
+export function createWatcherLooks(
+  deps: Pick<Deps, 'db'>,
+  options: WatcherLookOptions & { network: string; normalize: (address: string) => string; hub: IncomingHub },
+): { watched: WatchedAddresses; seenSchedule: LookSchedule } {
+  const backstop = options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }
+  return {
+    watched: createWatchedAddresses(deps, {
+      network: options.network,
+      normalize: options.normalize,
+      signal: options.addressSignal,
+      ...backstop,
+    }),
+    seenSchedule: createLookSchedule({
+      network: options.network,
+      signal: options.addressSignal ? options.hub.seen : undefined,
+      ...backstop,
+    }),
   }
 }
