@@ -12,6 +12,7 @@ import * as m0010 from './0010-deposits-swaps.js'
 import * as m0011 from './0011-x402.js'
 import * as m0012 from './0012-payment-pages.js'
 import * as m0013 from './0013-crypto-send-attempts.js'
+import * as m0014 from './0014-sweep-index.js'
 
 /** Every migration, by name; names sort in the order they apply. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0011-x402': m0011,
   '0012-payment-pages': m0012,
   '0013-crypto-send-attempts': m0013,
+  '0014-sweep-index': m0014,
 }
 
 /**

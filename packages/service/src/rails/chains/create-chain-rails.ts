@@ -156,7 +156,15 @@ export function createChainRails(
       }
     })
   }
-  sender.onSettled((db, send) => postSweepLedger(deps, db, chains, send))
+  sender.onSettled(async (db, send) => {
+    if (send.status === 'confirmed' && send.idempotencyKey.startsWith('sweep:')) {
+      const network = chains.get(send.environment, send.chain)?.network
+      if (network) {
+        hub.swept?.raise(network)
+      }
+    }
+    await postSweepLedger(deps, db, chains, send)
+  })
   const crypto: CryptoSender = {
     send: sender.send,
     get: sender.get,

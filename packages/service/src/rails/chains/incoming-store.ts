@@ -30,6 +30,8 @@ export type IncomingHub = {
   deliver(db: Db, transfer: IncomingTransfer): Promise<void>
   /** Raised (by network) when a *seen* transfer is recorded in this process: the watchers track it. */
   seen?: NetworkSignal
+  /** Raised (by network) when a sweep is settled in this process: the Solana watcher re-reads the account. */
+  swept?: NetworkSignal
 }
 
 /** Creates the subscriber registry of the incoming transfers. */
@@ -37,6 +39,7 @@ export function createIncomingHub(): IncomingHub {
   const handlers = new Map<AddressPurpose, Set<IncomingTransferHandler>>()
   return {
     seen: createNetworkSignal(),
+    swept: createNetworkSignal(),
     subscribe: (purpose, handler) => {
       const set = handlers.get(purpose) ?? new Set()
       handlers.set(purpose, set)

@@ -1,3 +1,4 @@
+import { type Address, getAddressEncoder, getBase58Decoder } from '@solana/kit'
 import { type LocalDevnet, SOLANA_DEVNET_NETWORK, startDevnet } from '@tollgate/devnet'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { describeEachDatabase } from '../../testing/each-database.js'
@@ -6,6 +7,7 @@ import { sendLamports, sendSplTransfer } from '../../testing/send-solana-transfe
 import type { ChainEntry, IncomingTransfer } from '../types.js'
 import { createChainRegistry } from './create-chain-registry.js'
 import { createDepositAddresses } from './create-deposit-addresses.js'
+import { deriveEd25519Key } from './derive-deposit-key.js'
 import { createIncomingHub } from './incoming-store.js'
 import { createJsonRpc, type JsonRpc } from './json-rpc.js'
 import { createNetworkSignal } from './look-schedule.js'
@@ -198,5 +200,91 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     const tx = await sendLamports(rpc, { secret: payer.privateKey, to: owner.address, lamports: 2_000_000n })
     expect(await watcher.poll()).toMatchObject({ recorded: 1 })
     expect(statusesOf(tx)).toEqual(['seen'])
+  })
+  test('behavior: a sweep then a deposit of the same amount between two polls (balance A → 0 → A) is still found', async () => {
+    const ownHub = createIncomingHub()
+    const found: IncomingTransfer[] = []
+    ownHub.subscribe('deposit', async (_db, transfer) => {
+      found.push(transfer)
+    })
+    const signal = createNetworkSignal()
+    const signalled = createDepositAddresses(h.deps, { seed, chains, allocated: signal })
+    const watcher = createSolanaWatcher(h.deps, {
+      entry,
+      rpc,
+      hub: ownHub,
+      addressSignal: signal,
+      backstopMs: 3_600_000,
+    })
+    const owner = await signalled.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'solana',
+      purpose: 'deposit',
+      ownerId: `dep_sol_aba_${Math.random()}`,
+    })
+    const payer = devnet.wallets.find((w) => w.network === SOLANA_DEVNET_NETWORK && w.role === 'payer')
+    const usdc = entry.assets.find((a) => a.symbol === 'USDC')
+    if (!payer || !usdc) {
+      throw new Error('no payer or USDC')
+    }
+    // The deposit key pays its own fee here (the rails' sweep has the treasury pay it).
+    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: owner.address, amount: 10n ** 9n })
+    await devnet.fund({ network: SOLANA_DEVNET_NETWORK, address: owner.address, asset: 'USDC', amount: 0n })
+    await watcher.poll()
+    const deposit = () =>
+      sendSplTransfer(rpc, {
+        secret: payer.privateKey,
+        payer: payer.address,
+        owner: owner.address,
+        asset: usdc,
+        amount: 700_000n,
+      })
+    const first = await deposit()
+    await watcher.poll()
+    expect(found.map((t) => t.txHash)).toEqual([first])
+
+    // The sweep: the deposit key moves the 0.7 USDC out, and the send is recorded as the rails do.
+    const { derivation_path } = await h.deps.db
+      .selectFrom('deposit_addresses')
+      .select('derivation_path')
+      .where('id', '=', owner.id)
+      .executeTakeFirstOrThrow()
+    const secret = getBase58Decoder().decode(
+      new Uint8Array([
+        ...deriveEd25519Key(seed, derivation_path),
+        ...getAddressEncoder().encode(owner.address as Address),
+      ]),
+    )
+    const sweepTx = await sendSplTransfer(rpc, {
+      secret,
+      payer: owner.address,
+      owner: payer.address,
+      asset: usdc,
+      amount: 700_000n,
+    })
+    const now = h.deps.clock.now()
+    await h.deps.db
+      .insertInto('crypto_sends')
+      .values({
+        id: `csend_aba_${Math.random()}`,
+        environment: 'test',
+        idempotency_key: `sweep:aba_${Math.random()}`,
+        chain: 'solana',
+        network: entry.network,
+        asset: 'USDC',
+        source_address_id: owner.id,
+        to_address: payer.address,
+        amount: 700_000n,
+        status: 'confirmed',
+        tx_hash: sweepTx,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute()
+    ownHub.swept?.raise(entry.network)
+    const second = await deposit()
+    expect(await watcher.poll()).toMatchObject({ recorded: 1 })
+    expect(found.map((t) => t.txHash)).toEqual([first, second])
   })
 })

@@ -9,6 +9,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
+import { createSweptAccounts } from './swept-accounts.js'
 import { createWatcherLooks, type WatcherLookOptions } from './watched-addresses.js'
 
 const associatedTokenProgram = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address
@@ -95,6 +96,14 @@ export function createSolanaWatcher(
     network: entry.network,
     normalize: (a) => a,
   })
+  // A balance is not a change counter: a sweep (A → 0) and a deposit of the same amount (0 → A)
+  // between two polls leave it unchanged. So an account swept since the last look is read as
+  // unknown at the next poll, and a funded one has its history checked (docs/rails.md "Sweeps").
+  const swept = createSweptAccounts(deps, {
+    network: entry.network,
+    signal: options.addressSignal ? hub.swept : undefined,
+    ...(options.backstopMs === undefined ? {} : { backstopMs: options.backstopMs }),
+  })
   let pendingSeen: number | undefined
   // Spec assets only: SOL and the tokens the ledger credits (USDC, USDT).
   const assets = entry.assets.filter(
@@ -102,6 +111,8 @@ export function createSolanaWatcher(
   )
   const accounts: Watched[] = []
   const tokens: Watched[] = []
+  // Every watched account by `{address id}:{asset}`, as the sweeps name them.
+  const byOwnerAsset = new Map<string, Watched>()
 
   const findTransfers = async (watched: Watched, slot: bigint): Promise<ObservedTransfer[]> => {
     const signatures = (await rpc.request('getSignaturesForAddress', [
@@ -207,6 +218,7 @@ export function createSolanaWatcher(
           const watched = { account: owner.address, owner, asset, last: undefined }
           owners.push(watched)
           accounts.push(watched)
+          byOwnerAsset.set(`${owner.id}:${asset.symbol}`, watched)
         } else {
           const watched = {
             account: await getAssociatedTokenAccount(owner.address, asset),
@@ -216,7 +228,14 @@ export function createSolanaWatcher(
           }
           tokens.push(watched)
           accounts.push(watched)
+          byOwnerAsset.set(`${owner.id}:${asset.symbol}`, watched)
         }
+      }
+    }
+    for (const key of await swept.refresh()) {
+      const watched = byOwnerAsset.get(key)
+      if (watched) {
+        watched.last = undefined
       }
     }
     // Every token account each poll, plus as many owner accounts (SOL) as fill the token accounts'
