@@ -25,6 +25,7 @@ import { createDefaultSettings } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
 import type { SandboxSmartAccount } from './create-sandbox-safes.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
+import { fundOperatingKeys } from './fund-operating-keys.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
 import { listen, type NodeFetch, type NodeListener } from './listen.js'
 import { renderSandboxHome } from './sandbox-home.js'
@@ -270,34 +271,6 @@ async function startDefaultDevnet(evm: NonNullable<StartSandboxOptions['devnet']
     })
   })
   return devnet.startDevnet({ evm })
-}
-
-// The devnet is fresh at every start: give the rails' treasury gas and tokens, and its fee payers gas.
-// Chains are funded in parallel (seven of them), each chain's calls one after another.
-async function fundOperatingKeys(deps: Deps, devnet: Devnet): Promise<void> {
-  await Promise.all(
-    deps.rails.chains.list('test').map(async (entry) => {
-      const network = devnet.networks[entry.network]
-      const treasury = deps.rails.crypto.getTreasury('test', entry.chain)
-      if (!network || !treasury) {
-        return
-      }
-      // Lamports are u64 (at most ~1.8e19): Solana gets 10^15 (a million SOL), EVM chains 1,000 coins.
-      const gas = entry.family === 'solana' ? 10n ** 15n : 10n ** 21n
-      await devnet.fund({ network: entry.network, address: treasury.address, amount: gas })
-      for (const asset of Object.values(network.assets)) {
-        await devnet.fund({
-          network: entry.network,
-          address: treasury.address,
-          asset: asset.symbol,
-          amount: 10n ** BigInt(asset.decimals + 7),
-        })
-      }
-      for (const payer of treasury.feePayers) {
-        await devnet.fund({ network: entry.network, address: payer, amount: gas })
-      }
-    }),
-  )
 }
 
 // The deposit addresses' master seed: 64 random bytes (hex) written once beside the data directory
