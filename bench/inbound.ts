@@ -31,9 +31,10 @@ import {
   subscribeDeposits,
   systemClock,
 } from '@tollgate/service'
-import { createDevnetPayer, createSolanaDevnetPayer, fundSolanaTreasury } from '@tollgate/service/testing'
+import { createDevnetPayer, createSolanaDevnetPayer } from '@tollgate/service/testing'
 import { addDepositIdentity } from '../packages/service/src/deposits/add-deposit-identity.js'
 import { createDepositAccount } from '../packages/service/src/deposits/create-deposit-account.js'
+import { fundOperatingKeys } from '../packages/service/src/sandbox/fund-operating-keys.js'
 import { type BenchEngine, openBenchDatabase } from './lib/bench-database.js'
 import { round, summarize } from './lib/stats.js'
 
@@ -210,9 +211,9 @@ async function main() {
   try {
     const merchant = await createMerchant(deps, { name: 'bench inbound' })
     await createWebhookEndpoint(deps, { merchantId: merchant.id, environment: 'test', url: receiver.url })
-    // The rails open each Solana session address's token account (rent and fee from the treasury),
-    // as the sandbox does after funding its keys; unfunded, that job only retries.
-    await fundSolanaTreasury(devnet, rails, 10n ** 6n)
+    // As the sandbox does: the rails' keys pay for sweeps and open Solana token accounts (unfunded,
+    // those jobs only retry).
+    await fundOperatingKeys(deps, devnet)
     await runner.start()
     await rails.start()
     await sleep(2 * pollMs)
