@@ -24,13 +24,13 @@ export type PgliteSession = {
   close(): Promise<void>
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>
   /** The extended protocol, for named prepared statements (see {@link PreparedStatements}). */
-  execProtocol(message: Uint8Array): Promise<{ messages: PgliteMessages }>
+  execProtocolStream(message: Uint8Array): Promise<unknown[]>
   runExclusive<T>(fn: () => Promise<T>): Promise<T>
   readonly serializers: Record<number | string, (value: never) => string>
   readonly parsers: Record<number | string, (value: string, typeId?: number) => unknown>
 }
 
-// PGlite's backend messages, opaque here: `parse.parseResults` and `parseDescribeStatementResults` read them.
+// PGlite's backend messages, `unknown` in the session type so the declarations stay PGlite-free.
 type PgliteMessages = Parameters<typeof parse.parseResults>[0]
 
 /**
@@ -42,8 +42,8 @@ type PgliteMessages = Parameters<typeof parse.parseResults>[0]
  *
  * Data statements (`select`, `insert`, `update`, `delete`, `with`) run as named prepared
  * statements, kept per SQL text: PGlite runs Postgres in this thread, so parsing, analysing and
- * planning a statement again on every call is CPU the whole process waits for (issue #15: the x402
- * credit's statement took 4.5 ms that way and 1.3–2.5 ms prepared, bench/pglite-prepared.ts).
+ * planning a statement again on every call is CPU the whole process waits for (issue #15, measured
+ * by bench/pglite-prepared.ts).
  */
 export function createPgliteDialect(
   pglite: PgliteSession,
@@ -220,7 +220,7 @@ class PreparedStatements {
       this.#statements.set(sql, statement)
       const values = parameters.map((value, index) => this.#serialize(value, statement.paramTypes[index]))
       try {
-        const { messages } = await this.#pglite.execProtocol(
+        const messages = await this.#pglite.execProtocolStream(
           concat([
             serialize.bind({ statement: statement.name, values }),
             serialize.describe({ type: 'P' }),
@@ -228,7 +228,7 @@ class PreparedStatements {
             serialize.sync(),
           ]),
         )
-        const [result] = parse.parseResults(messages, this.#pglite.parsers)
+        const [result] = parse.parseResults(messages as PgliteMessages, this.#pglite.parsers)
         return {
           rows: (result?.rows ?? []) as R[],
           ...(result?.affectedRows === undefined ? {} : { affectedRows: result.affectedRows }),
@@ -252,7 +252,7 @@ class PreparedStatements {
     const closes = this.#closing.map((old) => serialize.close({ type: 'S', name: old }))
     this.#closing = []
     try {
-      const { messages } = await this.#pglite.execProtocol(
+      const messages = await this.#pglite.execProtocolStream(
         concat([
           ...closes,
           serialize.parse({ name, text: sql }),
@@ -260,7 +260,7 @@ class PreparedStatements {
           serialize.sync(),
         ]),
       )
-      return { name, paramTypes: parse.parseDescribeStatementResults(messages) }
+      return { name, paramTypes: parse.parseDescribeStatementResults(messages as PgliteMessages) }
     } catch (error) {
       throw Object.assign(error as object, { query: sql })
     }
