@@ -184,6 +184,8 @@ const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i
 // Postgres refuses ("cached plan must not change result type"): the cache starts over after them.
 const SCHEMA_CHANGE = /^\s*(create|alter|drop|do)\b/i
 const { serialize } = protocol
+// Statement names are unique in the process, so two dialects over one PGlite never collide.
+let statementCount = 0
 
 /**
  * The named prepared statements of one PGlite session, least recently used first. What
@@ -196,7 +198,6 @@ class PreparedStatements {
   readonly #max: number
   readonly #statements = new Map<string, { name: string; paramTypes: number[] }>()
   #closing: string[] = []
-  #next = 0
 
   constructor(pglite: PgliteSession, max: number) {
     this.#pglite = pglite
@@ -240,7 +241,7 @@ class PreparedStatements {
   }
 
   async #prepare(sql: string): Promise<{ name: string; paramTypes: number[] }> {
-    const name = `tollgate_${this.#next++}`
+    const name = `tollgate_${statementCount++}`
     while (this.#statements.size >= this.#max) {
       const [oldest] = this.#statements
       if (!oldest) {
