@@ -1,3 +1,4 @@
+import { parse, protocol } from '@electric-sql/pglite'
 import { AppError } from '@tollgate/core'
 import {
   CompiledQuery,
@@ -22,7 +23,15 @@ export type PgliteSession = {
   readonly closed: boolean
   close(): Promise<void>
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>
+  /** The extended protocol, for named prepared statements (see {@link PreparedStatements}). */
+  execProtocolStream(message: Uint8Array): Promise<unknown[]>
+  runExclusive<T>(fn: () => Promise<T>): Promise<T>
+  readonly serializers: Record<number | string, (value: never) => string>
+  readonly parsers: Record<number | string, (value: string, typeId?: number) => unknown>
 }
+
+// PGlite's backend messages, `unknown` in the session type so the declarations stay PGlite-free.
+type PgliteMessages = Parameters<typeof parse.parseResults>[0]
 
 /**
  * A Kysely dialect over one PGlite instance. PGlite is a single Postgres session, so connections
@@ -30,14 +39,23 @@ export type PgliteSession = {
  * another caller's. A holder must release before it asks again (inside a transaction, use `trx`,
  * not `db`), or it waits for itself. `onClose` runs once PGlite closed (releasing a data
  * directory's lock, see `lockDataDirectory`).
+ *
+ * Data statements (`select`, `insert`, `update`, `delete`, `with`) run as named prepared
+ * statements, kept per SQL text: PGlite runs Postgres in this thread, so parsing, analysing and
+ * planning a statement again on every call is CPU the whole process waits for (issue #15, measured
+ * by bench/pglite-prepared.ts).
  */
 export function createPgliteDialect(
   pglite: PgliteSession,
-  options: { onClose?: () => Promise<void> } = {},
+  options: {
+    onClose?: () => Promise<void>
+    /** How many statements stay prepared (least recently used dropped first); 0 prepares none. */
+    preparedStatements?: number
+  } = {},
 ): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PgliteDriver(pglite, options.onClose),
+    createDriver: () => new PgliteDriver(pglite, options.onClose, options.preparedStatements ?? 100),
     createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   }
@@ -64,10 +82,12 @@ class PgliteDriver implements Driver {
   readonly #mutex = createMutex()
   readonly #unlocks = new WeakMap<DatabaseConnection, () => void>()
   readonly #onClose: (() => Promise<void>) | undefined
+  readonly #prepared: PreparedStatements
 
-  constructor(pglite: PgliteSession, onClose: (() => Promise<void>) | undefined) {
+  constructor(pglite: PgliteSession, onClose: (() => Promise<void>) | undefined, preparedStatements: number) {
     this.#pglite = pglite
     this.#onClose = onClose
+    this.#prepared = new PreparedStatements(pglite, preparedStatements)
   }
 
   async init(): Promise<void> {
@@ -77,7 +97,7 @@ class PgliteDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const unlock = await this.#mutex.lock()
     // A fresh handle per checkout, so a stale handle can never release someone else's turn.
-    const connection = new PgliteConnection(this.#pglite)
+    const connection = new PgliteConnection(this.#pglite, this.#prepared)
     this.#unlocks.set(connection, unlock)
     return connection
   }
@@ -132,13 +152,17 @@ class PgliteDriver implements Driver {
 
 class PgliteConnection implements DatabaseConnection {
   readonly #pglite: PgliteSession
+  readonly #prepared: PreparedStatements
 
-  constructor(pglite: PgliteSession) {
+  constructor(pglite: PgliteSession, prepared: PreparedStatements) {
     this.#pglite = pglite
+    this.#prepared = prepared
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.#pglite.query<R>(query.sql, [...query.parameters])
+    const result =
+      (await this.#prepared.execute<R>(query.sql, query.parameters)) ??
+      (await this.#pglite.query<R>(query.sql, [...query.parameters]))
     return {
       rows: result.rows,
       ...(result.affectedRows === undefined ? {} : { numAffectedRows: BigInt(result.affectedRows) }),
@@ -153,4 +177,118 @@ class PgliteConnection implements DatabaseConnection {
 
 function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`
+}
+
+const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i
+// Statements after which a prepared `select *` or `returning *` could change its columns, which
+// Postgres refuses ("cached plan must not change result type"): the cache starts over after them.
+const SCHEMA_CHANGE = /^\s*(create|alter|drop|do)\b/i
+const { serialize } = protocol
+// Statement names are unique in the process, so two dialects over one PGlite never collide.
+let statementCount = 0
+
+/**
+ * The named prepared statements of one PGlite session, least recently used first. What
+ * `PGlite.query` does with an unnamed statement (parse, describe the parameters, serialize them by
+ * type, bind, execute, parse the rows with the session's parsers), except that the parse and the
+ * describe happen once per SQL text: a cached statement is one Bind/Describe/Execute/Sync round.
+ */
+class PreparedStatements {
+  readonly #pglite: PgliteSession
+  readonly #max: number
+  readonly #statements = new Map<string, { name: string; paramTypes: number[] }>()
+  #closing: string[] = []
+
+  constructor(pglite: PgliteSession, max: number) {
+    this.#pglite = pglite
+    this.#max = max
+  }
+
+  /** Runs `sql` as a prepared statement; undefined (nothing run) when it is not one to prepare. */
+  async execute<R>(
+    sql: string,
+    parameters: readonly unknown[],
+  ): Promise<{ rows: R[]; affectedRows?: number } | undefined> {
+    if (this.#max === 0 || !DATA_STATEMENT.test(sql)) {
+      if (SCHEMA_CHANGE.test(sql)) {
+        this.#forgetAll()
+      }
+      return undefined
+    }
+    return this.#pglite.runExclusive(async () => {
+      const statement = this.#statements.get(sql) ?? (await this.#prepare(sql))
+      this.#statements.delete(sql)
+      this.#statements.set(sql, statement)
+      const values = parameters.map((value, index) => this.#serialize(value, statement.paramTypes[index]))
+      try {
+        const messages = await this.#pglite.execProtocolStream(
+          concat([
+            serialize.bind({ statement: statement.name, values }),
+            serialize.describe({ type: 'P' }),
+            serialize.execute({}),
+            serialize.sync(),
+          ]),
+        )
+        const [result] = parse.parseResults(messages as PgliteMessages, this.#pglite.parsers)
+        return {
+          rows: (result?.rows ?? []) as R[],
+          ...(result?.affectedRows === undefined ? {} : { affectedRows: result.affectedRows }),
+        }
+      } catch (error) {
+        throw Object.assign(error as object, { query: sql, params: parameters })
+      }
+    })
+  }
+
+  async #prepare(sql: string): Promise<{ name: string; paramTypes: number[] }> {
+    const name = `tollgate_${statementCount++}`
+    while (this.#statements.size >= this.#max) {
+      const [oldest] = this.#statements
+      if (!oldest) {
+        break
+      }
+      this.#statements.delete(oldest[0])
+      this.#closing.push(oldest[1].name)
+    }
+    const closes = this.#closing.map((old) => serialize.close({ type: 'S', name: old }))
+    this.#closing = []
+    try {
+      const messages = await this.#pglite.execProtocolStream(
+        concat([
+          ...closes,
+          serialize.parse({ name, text: sql }),
+          serialize.describe({ type: 'S', name }),
+          serialize.sync(),
+        ]),
+      )
+      return { name, paramTypes: parse.parseDescribeStatementResults(messages as PgliteMessages) }
+    } catch (error) {
+      throw Object.assign(error as object, { query: sql })
+    }
+  }
+
+  #serialize(value: unknown, type: number | undefined): string | null {
+    if (value === null || value === undefined) {
+      return null
+    }
+    const serializer = type === undefined ? undefined : this.#pglite.serializers[type]
+    return serializer ? serializer(value as never) : String(value)
+  }
+
+  #forgetAll() {
+    for (const { name } of this.#statements.values()) {
+      this.#closing.push(name)
+    }
+    this.#statements.clear()
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
 }

@@ -81,4 +81,65 @@ describe('createPgliteDialect', () => {
     await running
     expect(events).toEqual(['transaction done', 'closed'])
   })
+
+  test('behavior: a prepared statement serializes parameters by type and sees a schema change', async () => {
+    // Two statements stay prepared, so the third evicts the first (and it is prepared again).
+    const small = new Kysely<Database>({
+      dialect: createPgliteDialect(new PGlite(), { preparedStatements: 2 }),
+    })
+    try {
+      await sql`create table typed (id int primary key, at timestamptz, doc jsonb, flag boolean, n numeric)`.execute(
+        small,
+      )
+      const insert = (id: number, db: Kysely<Database> = small) =>
+        sql`insert into typed values (${id}, ${new Date('2026-11-28T05:00:00Z')}, ${JSON.stringify({ a: id })}, ${id % 2 === 0}, ${BigInt(id) * 10n ** 20n})`.execute(
+          db,
+        )
+      const all = async () =>
+        (await sql<Record<string, unknown>>`select * from typed order by id`.execute(small)).rows
+      for (const id of [1, 2]) {
+        await insert(id)
+      }
+      expect(await all()).toEqual([
+        {
+          id: 1,
+          at: new Date('2026-11-28T05:00:00Z'),
+          doc: { a: 1 },
+          flag: false,
+          n: '100000000000000000000',
+        },
+        {
+          id: 2,
+          at: new Date('2026-11-28T05:00:00Z'),
+          doc: { a: 2 },
+          flag: true,
+          n: '200000000000000000000',
+        },
+      ])
+      await sql`select ${null}::text as nothing, ${'x'}::text as x`.execute(small)
+      await insert(3)
+      // `select *` was prepared before the column was added; it answers the new shape.
+      await sql`alter table typed add column note text`.execute(small)
+      expect((await all()).map((row) => [row.id, row.note])).toEqual([
+        [1, null],
+        [2, null],
+        [3, null],
+      ])
+      // At most two stay prepared: the last `select *` and this one.
+      const prepared = await sql<{
+        statement: string
+      }>`select statement from pg_prepared_statements order by prepare_time`.execute(small)
+      expect(prepared.rows.map((row) => row.statement)).toEqual([
+        'select * from typed order by id',
+        'select statement from pg_prepared_statements order by prepare_time',
+      ])
+      await expect(insert(3)).rejects.toMatchObject({ code: '23505', table: 'typed' })
+      const trx = await small.startTransaction().execute()
+      await expect(insert(1, trx)).rejects.toMatchObject({ code: '23505' })
+      await trx.rollback().execute()
+      expect((await all()).length).toBe(3)
+    } finally {
+      await small.destroy()
+    }
+  })
 })
