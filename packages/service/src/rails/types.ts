@@ -85,12 +85,14 @@ export type DepositAddresses = {
    * Reserves the index of a coming `allocate` of (environment, chain, purpose), from a block of the
    * branch's counter committed on its own (docs/rails.md "Deposit addresses"). Call it outside any
    * transaction: it may wait for that block. The index is never handed out again, used or not.
+   * Undefined when indexes are not reserved ahead (blocks of 1): `allocate` then takes the counter's
+   * next in its transaction.
    */
   reserveIndex(input: {
     environment: KeyEnvironment
     chain: ChainName
     purpose: AddressPurpose
-  }): Promise<ReservedIndex>
+  }): Promise<ReservedIndex | undefined>
   /** Allocates a fresh address in `db` (which may be the caller's transaction). Idempotent on (purpose, ownerId, chain). */
   allocate(
     db: Db,
@@ -107,7 +109,7 @@ export type DepositAddresses = {
        */
       newOwner?: boolean
       /** An index from `reserveIndex` for this branch: no counter statement in `db`. */
-      reserved?: ReservedIndex
+      reserved?: ReservedIndex | undefined
     },
   ): Promise<DepositAddress>
   find(

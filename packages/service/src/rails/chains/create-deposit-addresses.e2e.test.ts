@@ -82,6 +82,7 @@ describeEachDatabase('deposit addresses and simulated incoming transfers', (getD
         throw new AppError('internal_error')
       }),
     ).rejects.toThrow()
+    expect(await addresses.reserveIndex(input)).toBeUndefined()
     const next = await addresses.allocate(h.deps.db, { ...input, ownerId: h.a.id })
     const other = await addresses.allocate(h.deps.db, { ...input, ownerId: h.b.id })
     expect(next.address).not.toBe(other.address)

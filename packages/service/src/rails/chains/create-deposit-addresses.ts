@@ -112,7 +112,8 @@ export function createDepositAddresses(
   return {
     reserveIndex: async (input) => {
       const { branchKey } = branchOf(input)
-      return { branch: branchKey, index: await blocks.next(branchKey) }
+      const index = await blocks.next(branchKey)
+      return index === undefined ? undefined : { branch: branchKey, index }
     },
     allocate: async (db, input) => {
       const existing = input.newOwner ? undefined : await find(db, input)

@@ -119,7 +119,14 @@ describeEachDatabase(
         indexBlocks: createIndexBlocks(h.deps.db, { blockSize: 4 }),
       })
       const input = { environment: 'test' as const, chain: 'arbitrum' as const, purpose: 'x402' as const }
-      const reserved = await Promise.all(Array.from({ length: 10 }, () => addresses.reserveIndex(input)))
+      const reserve = async (chain: 'arbitrum' | 'solana') => {
+        const reserved = await addresses.reserveIndex({ ...input, chain })
+        if (!reserved) {
+          throw new Error('blocks of 4 reserve ahead')
+        }
+        return reserved
+      }
+      const reserved = await Promise.all(Array.from({ length: 10 }, () => reserve('arbitrum')))
       expect(new Set(reserved.map((r) => r.index)).size).toBe(10)
       const allocated = await Promise.all(
         reserved.map((r, i) =>
@@ -140,7 +147,7 @@ describeEachDatabase(
       expect(rows.map((r) => r.derivation_path).sort()).toEqual(
         reserved.map((r) => `m/44'/60'/1'/2/${r.index}`).sort(),
       )
-      const solana = await addresses.reserveIndex({ ...input, chain: 'solana' })
+      const solana = await reserve('solana')
       await expect(
         addresses.allocate(h.deps.db, { ...input, merchantId: h.a.id, ownerId: 'wrong', reserved: solana }),
       ).rejects.toMatchObject({ code: 'internal_error' })

@@ -17,8 +17,11 @@ export type IndexBlocks = {
    * runs low.
    */
   take(branch: string): number | undefined
-  /** An index of `branch` as {@link IndexBlocks.take}, waiting for a reservation when none is ready. */
-  next(branch: string): Promise<number>
+  /**
+   * An index of `branch` as {@link IndexBlocks.take}, waiting for a reservation when none is ready;
+   * undefined with blocks of 1 (blocks off: the allocation takes the counter's next in its transaction).
+   */
+  next(branch: string): Promise<number | undefined>
   /** Reserves a block of `branch` now (or joins the reservation under way). */
   reserve(branch: string): Promise<void>
 }
@@ -55,7 +58,14 @@ export function createIndexBlocks(db: Db, options: IndexBlocksOptions = {}): Ind
     inFlight.set(branch, reservation)
     return reservation
   }
-  const pop = (branch: string): number | undefined => {
+  const take = (branch: string): number | undefined => {
+    if (blockSize <= 1) {
+      return undefined
+    }
+    // Refill at half a block left, so a steady stream of allocations never finds the branch empty.
+    if (remaining(branch) <= blockSize / 2 && !inFlight.has(branch)) {
+      reserve(branch).catch((error: unknown) => options.onError?.(error))
+    }
     const queue = ranges.get(branch) ?? []
     const range = queue[0]
     if (!range) {
@@ -68,21 +78,14 @@ export function createIndexBlocks(db: Db, options: IndexBlocksOptions = {}): Ind
     }
     return index
   }
-  const take = (branch: string): number | undefined => {
-    if (blockSize <= 1) {
-      return undefined
-    }
-    // Refill at half a block left, so a steady stream of allocations never finds the branch empty.
-    if (remaining(branch) <= blockSize / 2 && !inFlight.has(branch)) {
-      reserve(branch).catch((error: unknown) => options.onError?.(error))
-    }
-    return pop(branch)
-  }
   return {
     take,
     next: async (branch) => {
+      if (blockSize <= 1) {
+        return undefined
+      }
       for (;;) {
-        const index = blockSize <= 1 ? pop(branch) : take(branch)
+        const index = take(branch)
         if (index !== undefined) {
           return index
         }
