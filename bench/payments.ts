@@ -10,7 +10,10 @@
 // went, per request: the service process, its PostgreSQL backends (/proc, Linux) and this client,
 // and the statements the service ran. BENCH_CPU_PROFILE=prefix writes prefix-create.cpuprofile and
 // prefix-read.cpuprofile (the service's measured windows). BENCH_PAYMENTS_POOL sets the pool size
-// (default 40, one per client plus 8). Writes bench/results/payments.json.
+// (default 40, one per client plus 8); BENCH_PAYMENTS_INDEX_BLOCK the deposit-address indexes reserved
+// per counter update (default the rails' 64; 1 for the A/B). Writes bench/results/payments.json.
+// The load is sent with undici's Pool.request, not fetch: fetch's WHATWG layers cost the client about
+// 1 CPU ms per POST on the same two cores as the service (a measurement change, not a service one).
 import { fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -18,7 +21,7 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { Agent } from 'undici'
+import { Pool } from 'undici'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -30,7 +33,6 @@ const profilePrefix = process.env.BENCH_CPU_PROFILE
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL
 // The service's connections carry this name so their backends' CPU can be read from /proc.
 const applicationName = `tollgate_bench_payments_${randomBytes(3).toString('hex')}`
-const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 })
 
 type Stats = { cpuMicros: number; statements: number; pid: number }
 
@@ -111,14 +113,16 @@ async function main() {
   const server = await startServer()
   const admin = postgresUrl ? new pg.Client({ connectionString: postgresUrl }) : undefined
   await admin?.connect()
+  const { origin, pathname: apiPath } = new URL(server.url)
+  const dispatcher = new Pool(origin, { connections: concurrency, keepAliveTimeout: 30_000 })
   const headers = { 'x-api-key': server.key, 'content-type': 'application/json' }
   const references: string[] = []
   let failures = 0
   const create = async (i: number) => {
-    const res = await fetch(`${server.url}/payments`, {
+    const res = await dispatcher.request({
+      path: `${apiPath}/payments`,
       method: 'POST',
       headers,
-      dispatcher,
       body: JSON.stringify({
         title: `Order ${i}`,
         amount: `${10 + (i % 990)}.${String(i % 100).padStart(2, '0')}`,
@@ -128,21 +132,22 @@ async function main() {
         customer: { email: `payer-${i}@example.com` },
         metadata: { orderId: `bench-${i}` },
       }),
-    } as RequestInit)
-    const body = (await res.json()) as { data?: { reference?: string; payment?: { address?: string } } }
-    if (res.status !== 200 || !body.data?.payment?.address || !body.data.reference) {
+    })
+    const body = (await res.body.json()) as { data?: { reference?: string; payment?: { address?: string } } }
+    if (res.statusCode !== 200 || !body.data?.payment?.address || !body.data.reference) {
       failures += 1
       return
     }
     references.push(body.data.reference)
   }
   const read = async (reference: string) => {
-    const res = await fetch(`${server.url}/payments/reference/${reference}`, {
+    const res = await dispatcher.request({
+      path: `${apiPath}/payments/reference/${reference}`,
+      method: 'GET',
       headers,
-      dispatcher,
-    } as RequestInit)
-    const text = await res.text()
-    if (res.status !== 200 || !text.includes(reference)) {
+    })
+    const text = await res.body.text()
+    if (res.statusCode !== 200 || !text.includes(reference)) {
       failures += 1
     }
   }
@@ -201,6 +206,7 @@ async function main() {
       service: 'own process (bench/lib/payments-server.ts)',
       concurrency,
       poolSize,
+      addressIndexBlock: process.env.BENCH_PAYMENTS_INDEX_BLOCK ?? 'default',
       failures,
       targetsMs: { p50: 15, p99: 60 },
       createSession: createRun,

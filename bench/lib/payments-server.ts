@@ -28,6 +28,9 @@ import pg from 'pg'
 
 const postgresUrl = process.env.BENCH_SERVER_DATABASE_URL || undefined
 const poolSize = Number(process.env.BENCH_SERVER_POOL_SIZE ?? 10)
+// Deposit-address indexes reserved per counter update (the rails' default when unset; 1 for the
+// A/B against each allocation updating the counter in its transaction).
+const indexBlock = process.env.BENCH_PAYMENTS_INDEX_BLOCK
 const send = (message: unknown) => process.send?.(message)
 
 const schema = `svc_bench_${randomBytes(4).toString('hex')}`
@@ -44,7 +47,8 @@ const base = {
   ids: createIdGenerator(),
   logger: createLogger({ level: 'silent' }),
 }
-const deps = { ...base, rails: createFakeSessionRails(base), settings: createDefaultSettings() }
+const rails = createFakeSessionRails(base, indexBlock ? { addressIndexBlockSize: Number(indexBlock) } : {})
+const deps = { ...base, rails, settings: createDefaultSettings() }
 const merchant = await createMerchant(deps, { name: 'Bench merchant' })
 const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
 const app = createApp(deps, { rateLimiter: createRateLimiter({ limit: 1e9, windowMs: 60_000 }) })

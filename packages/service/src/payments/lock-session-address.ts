@@ -5,7 +5,7 @@ import {
   type OpenTokenAccountPayload,
   openTokenAccountJobKind,
 } from '../rails/chains/run-open-token-account-job.js'
-import type { Db } from '../rails/types.js'
+import type { Db, ReservedIndex } from '../rails/types.js'
 import type { SessionQuote } from './quote-session-payment.js'
 import type { SessionRow } from './session-settlement.js'
 
@@ -24,6 +24,8 @@ export async function allocateSessionAddress(
     quote: SessionQuote
     /** The session is being created in this transaction (no address can exist for it yet). */
     newSession?: boolean
+    /** The address's index, reserved before the transaction (`rails.addresses.reserveIndex`). */
+    reserved?: ReservedIndex | undefined
   },
 ) {
   const { quote } = input
@@ -34,6 +36,7 @@ export async function allocateSessionAddress(
     purpose: 'session',
     ownerId: input.sessionId,
     newOwner: input.newSession ?? false,
+    ...(input.reserved ? { reserved: input.reserved } : {}),
   })
   const jobs: EnqueueJobInput[] = []
   if (quote.asset.kind === 'spl') {

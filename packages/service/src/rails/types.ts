@@ -77,7 +77,22 @@ export type DepositAddress = {
 }
 
 /** Allocation and lookup of deposit addresses (HD-derived from the master seed). */
+/** A deposit-address index reserved ahead for one derivation branch, to be used once by `allocate`. */
+export type ReservedIndex = { branch: string; index: number }
+
 export type DepositAddresses = {
+  /**
+   * Reserves the index of a coming `allocate` of (environment, chain, purpose), from a block of the
+   * branch's counter committed on its own (docs/rails.md "Deposit addresses"). Call it outside any
+   * transaction: it may wait for that block. The index is never handed out again, used or not.
+   * Undefined when indexes are not reserved ahead (blocks of 1): `allocate` then takes the counter's
+   * next in its transaction.
+   */
+  reserveIndex(input: {
+    environment: KeyEnvironment
+    chain: ChainName
+    purpose: AddressPurpose
+  }): Promise<ReservedIndex | undefined>
   /** Allocates a fresh address in `db` (which may be the caller's transaction). Idempotent on (purpose, ownerId, chain). */
   allocate(
     db: Db,
@@ -93,6 +108,8 @@ export type DepositAddresses = {
        * the existing row.
        */
       newOwner?: boolean
+      /** An index from `reserveIndex` for this branch: no counter statement in `db`. */
+      reserved?: ReservedIndex | undefined
     },
   ): Promise<DepositAddress>
   find(

@@ -1,6 +1,6 @@
 import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
-import { createRails } from '../rails/create-rails.js'
+import { createRails, type RailsOptions } from '../rails/create-rails.js'
 import type { AddressPurpose, Db, IncomingTransfer, IncomingTransferHandler, Rails } from '../rails/types.js'
 
 // Fixed sandbox-like rates (target units per source unit), used until the FX rail lands on main.
@@ -26,8 +26,9 @@ export type FakeSessionRails = Rails & {
  */
 export function createFakeSessionRails(
   base: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>,
+  options: Pick<RailsOptions, 'addressIndexBlockSize'> = {},
 ): FakeSessionRails {
-  const rails = createRails(base)
+  const rails = createRails(base, options)
   const handlers = new Map<AddressPurpose, IncomingTransferHandler[]>()
   return {
     ...rails,

@@ -12,6 +12,7 @@ import { createCryptoSender } from './create-crypto-sender.js'
 import { createDepositAddresses } from './create-deposit-addresses.js'
 import { createEvmTransferSender, type EvmTransferSender } from './create-evm-transfer-sender.js'
 import { createIncomingTransfers } from './create-incoming-transfers.js'
+import { createIndexBlocks } from './create-index-blocks.js'
 import { createSolanaTransferSender, type SolanaTransferSender } from './create-solana-transfer-sender.js'
 import { deriveEd25519Key, deriveSecp256k1Key } from './derive-deposit-key.js'
 import { createEvmWatcher } from './evm-watcher.js'
@@ -37,6 +38,11 @@ export type ChainRailsOptions = {
   operatingKeys?: OperatingKeyOverrides
   /** How long a process owns a pending crypto send before another may resume it (ms; default 30,000). */
   sendLeaseMs?: number
+  /**
+   * Deposit-address indexes reserved per counter update (default 64; docs/rails.md "Deposit
+   * addresses"); 1 takes each index from the counter in the allocating transaction.
+   */
+  addressIndexBlockSize?: number
 }
 
 /** The chain rails: registry, deposit addresses, incoming transfers, outbound crypto, and the watchers started by `start()`. */
@@ -58,7 +64,11 @@ export function createChainRails(
   const hub = createIncomingHub()
   // Raised on each allocation, so the watchers of this process re-read their addresses at once.
   const addressSignal = createNetworkSignal()
-  const addresses = createDepositAddresses(deps, { seed, chains, allocated: addressSignal })
+  const indexBlocks = createIndexBlocks(deps.db, {
+    ...(options.addressIndexBlockSize === undefined ? {} : { blockSize: options.addressIndexBlockSize }),
+    onError: (error) => deps.logger.warn({ err: error }, 'deposit address index reservation failed'),
+  })
+  const addresses = createDepositAddresses(deps, { seed, chains, allocated: addressSignal, indexBlocks })
   const rpcs = new Map<string, JsonRpc>()
   const rpcOf = (network: string) => {
     const rpcUrl = options.networks?.[network]?.rpcUrl

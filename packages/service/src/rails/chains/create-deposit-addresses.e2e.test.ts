@@ -5,6 +5,8 @@ import { describeEachDatabase } from '../../testing/each-database.js'
 import { createHarness, type Harness } from '../../testing/harness.js'
 import { createRails } from '../create-rails.js'
 import type { IncomingTransfer, Rails } from '../types.js'
+import { createDepositAddresses } from './create-deposit-addresses.js'
+import { createIndexBlocks } from './create-index-blocks.js'
 
 const seed = '11'.repeat(64)
 
@@ -61,7 +63,13 @@ describeEachDatabase('deposit addresses and simulated incoming transfers', (getD
     expect(new Set(allocated.map((a) => a.address.toLowerCase())).size).toBe(24)
   })
 
-  test('behavior: a rolled-back allocation hands its index to the next owner, never twice', async () => {
+  test('behavior: without blocks, a rolled-back allocation hands its index to the next owner, never twice', async () => {
+    // Blocks of one: every allocation updates the counter in its own transaction (rolled back with it).
+    const addresses = createDepositAddresses(h.deps, {
+      seed: Buffer.from(seed, 'hex'),
+      chains: rails.chains,
+      indexBlocks: createIndexBlocks(h.deps.db, { blockSize: 1 }),
+    })
     const input = {
       merchantId: h.a.id,
       environment: 'live' as const,
@@ -70,12 +78,13 @@ describeEachDatabase('deposit addresses and simulated incoming transfers', (getD
     }
     await expect(
       inTransaction(h.deps.db, async (trx) => {
-        await rails.addresses.allocate(trx, { ...input, ownerId: 'rolled_back' })
+        await addresses.allocate(trx, { ...input, ownerId: 'rolled_back' })
         throw new AppError('internal_error')
       }),
     ).rejects.toThrow()
-    const next = await rails.addresses.allocate(h.deps.db, { ...input, ownerId: h.a.id })
-    const other = await rails.addresses.allocate(h.deps.db, { ...input, ownerId: h.b.id })
+    expect(await addresses.reserveIndex(input)).toBeUndefined()
+    const next = await addresses.allocate(h.deps.db, { ...input, ownerId: h.a.id })
+    const other = await addresses.allocate(h.deps.db, { ...input, ownerId: h.b.id })
     expect(next.address).not.toBe(other.address)
     const rows = await h.deps.db
       .selectFrom('deposit_addresses')

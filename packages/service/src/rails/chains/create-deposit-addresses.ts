@@ -2,8 +2,10 @@ import { AppError } from '@tollgate/core'
 import { sql } from 'kysely'
 import { getAddress, isAddress } from 'viem'
 import type { Deps } from '../../deps.js'
+import type { KeyEnvironment } from '../../http/app-env.js'
 import type { ChainName } from '../../reference/chains.js'
-import type { ChainRegistry, Db, DepositAddress, DepositAddresses } from '../types.js'
+import type { AddressPurpose, ChainRegistry, Db, DepositAddress, DepositAddresses } from '../types.js'
+import { createIndexBlocks, type IndexBlocks } from './create-index-blocks.js'
 import { createDepositKeyDeriver, getBranchKey } from './derive-deposit-key.js'
 import type { NetworkSignal } from './look-schedule.js'
 
@@ -57,7 +59,10 @@ async function nextIndex(db: Db, branch: string): Promise<number> {
     .onConflict((oc) => oc.column('branch').doUpdateSet({ next_index: sql`address_counters.next_index + 1` }))
     .returning('next_index')
     .executeTakeFirstOrThrow()
-  const index = Number(row.next_index) - 1
+  return Number(row.next_index) - 1
+}
+
+function assertIndexInRange(branch: string, index: number): number {
   if (index > maxIndex) {
     throw new AppError('internal_error', { message: `address branch ${branch} is exhausted` })
   }
@@ -65,17 +70,21 @@ async function nextIndex(db: Db, branch: string): Promise<number> {
 }
 
 /**
- * Deposit addresses HD-derived from the master seed (docs/rails.md "Chains"): the index comes from a
- * counter row in the caller's transaction, so a rolled-back allocation frees nothing it handed out
- * and no address is ever given to two owners.
+ * Deposit addresses HD-derived from the master seed (docs/rails.md "Chains"): the index is the one
+ * the caller reserved (`reserveIndex`, outside its transaction), else one from a block of the
+ * branch's counter reserved ahead on `deps.db` ({@link createIndexBlocks}), else, while none is
+ * ready, the counter row's next in the caller's transaction. No index, and so no address, is ever
+ * given to two owners.
  */
 export function createDepositAddresses(
-  deps: Pick<Deps, 'ids' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'ids' | 'clock' | 'logger'>,
   options: {
     seed: Uint8Array
     chains: ChainRegistry
     /** Raised with the network of each new address (the watchers of this process re-read theirs). */
     allocated?: NetworkSignal
+    /** Where indexes come from (default: blocks of 64 on `deps.db`; tests pass their own). */
+    indexBlocks?: IndexBlocks
   },
 ): DepositAddresses {
   const find = (db: Db, input: { purpose: string; ownerId: string; chain: string }) =>
@@ -87,18 +96,38 @@ export function createDepositAddresses(
       .where('chain', '=', input.chain)
       .executeTakeFirst()
   const deriveKey = createDepositKeyDeriver(options.seed)
+  const blocks =
+    options.indexBlocks ??
+    createIndexBlocks(deps.db, {
+      onError: (error) => deps.logger.warn({ err: error }, 'deposit address index reservation failed'),
+    })
+  const branchOf = (input: { environment: KeyEnvironment; chain: ChainName; purpose: AddressPurpose }) => {
+    const entry = options.chains.get(input.environment, input.chain)
+    if (!entry) {
+      throw new AppError('unknown_asset', { context: { network: input.chain, asset: '' } })
+    }
+    const branch = { family: entry.family, environment: input.environment, purpose: input.purpose }
+    return { entry, branch, branchKey: getBranchKey(branch) }
+  }
   return {
+    reserveIndex: async (input) => {
+      const { branchKey } = branchOf(input)
+      const index = await blocks.next(branchKey)
+      return index === undefined ? undefined : { branch: branchKey, index }
+    },
     allocate: async (db, input) => {
       const existing = input.newOwner ? undefined : await find(db, input)
       if (existing) {
         return toDepositAddress(existing)
       }
-      const entry = options.chains.get(input.environment, input.chain)
-      if (!entry) {
-        throw new AppError('unknown_asset', { context: { network: input.chain, asset: '' } })
+      const { entry, branch, branchKey } = branchOf(input)
+      if (input.reserved && input.reserved.branch !== branchKey) {
+        throw new AppError('internal_error', {
+          message: `index reserved for ${input.reserved.branch}, not ${branchKey}`,
+        })
       }
-      const branch = { family: entry.family, environment: input.environment, purpose: input.purpose }
-      const key = deriveKey(branch, await nextIndex(db, getBranchKey(branch)))
+      const index = input.reserved?.index ?? blocks.take(branchKey) ?? (await nextIndex(db, branchKey))
+      const key = deriveKey(branch, assertIndexInRange(branchKey, index))
       const inserted = await db
         .insertInto('deposit_addresses')
         .values({
