@@ -18,7 +18,7 @@ import {
 export type EvmHttpTransportOptions = {
   /** Extra HTTP headers (e.g. an API key header of an RPC provider). */
   headers?: Record<string, string>
-  /** Per HTTP request timeout in ms (default 10,000, viem's). Timed-out requests are not resent. */
+  /** Per HTTP request timeout in ms (default 10,000, viem's). viem's retries resend a timed-out call, as with `http`. */
   timeoutMs?: number
   /** viem's retries of failed calls (default 3, viem's; rate limits, 5xx, unknown errors). */
   retryCount?: number
@@ -124,7 +124,7 @@ function createBatchingSender(
     try {
       const answer = await postJson(post, single ? single.json : `[${calls.map((c) => c.json).join(',')}]`)
       if (single) {
-        settle(single, answer.data, answer, url)
+        answerCall(single, answer.data, answer, url)
         return
       }
       const { status } = answer.response
@@ -140,13 +140,13 @@ function createBatchingSender(
         // (geth wraps a whole-batch error in a one-element array).
         const whole = Array.isArray(answer.data) && answer.data.length === 1 ? answer.data[0] : answer.data
         for (const call of calls) {
-          settle(call, whole, answer, url)
+          answerCall(call, whole, answer, url)
         }
         return
       }
       const byId = new Map((answer.data as RpcAnswer[]).map((r) => [r?.id, r]))
       for (const call of calls) {
-        settle(call, byId.get(call.body.id), answer, url)
+        answerCall(call, byId.get(call.body.id), answer, url)
       }
     } catch (error) {
       const failure = toTransportError(error, body, url)
@@ -182,7 +182,7 @@ async function postJson(post: (body: string) => Promise<HttpResponse>, json: str
 }
 
 /** Resolves or rejects one call from its answer, with the errors viem's `http` transport raises. */
-function settle(call: Pending, data: unknown, { response }: JsonAnswer, url: string): void {
+function answerCall(call: Pending, data: unknown, { response }: JsonAnswer, url: string): void {
   const answer = data as RpcAnswer | undefined
   const status = response.status
   if (isRpcError(answer)) {
