@@ -8,7 +8,8 @@ import {
   type Rpc,
 } from '@solana/kit'
 import { isEvmNetwork, isSolanaNetwork } from '@tollgate/core'
-import { createPublicClient, type Address as EvmAddress, http, type PublicClient } from 'viem'
+import { createEvmHttpTransport } from '@tollgate/evm'
+import { createPublicClient, type Address as EvmAddress, type PublicClient } from 'viem'
 import type { BalanceReader } from './types.js'
 
 const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address
@@ -41,7 +42,7 @@ export function createRpcBalanceReader(options: { rpcs: Record<string, string> }
       if (isEvmNetwork(network)) {
         let client = evmClients.get(network)
         if (!client) {
-          client = createPublicClient({ transport: http(url) })
+          client = createPublicClient({ transport: createEvmHttpTransport(url) })
           evmClients.set(network, client)
         }
         return client.readContract({

@@ -1,6 +1,7 @@
 import { getEvmChainId } from '@tollgate/core'
+import { createEvmHttpTransport } from '@tollgate/evm'
 import { toSafeSmartAccount } from 'permissionless/accounts'
-import { createPublicClient, defineChain, type Hex, http, type LocalAccount } from 'viem'
+import { createPublicClient, defineChain, type Hex, type LocalAccount } from 'viem'
 import { entryPoint07Address, type SmartAccount } from 'viem/account-abstraction'
 import { toEvmAccount } from './create-scheme-clients.js'
 
@@ -28,7 +29,7 @@ export function createSafeAccount(parameters: CreateSafeAccountParameters): Prom
   })
   const client = createPublicClient({
     chain,
-    transport: http(parameters.rpcUrl),
+    transport: createEvmHttpTransport(parameters.rpcUrl),
     pollingInterval: parameters.pollingInterval ?? 1000,
   })
   return toSafeSmartAccount({

@@ -1,13 +1,12 @@
 import './errors.js'
 import { AppError, getEvmChainId } from '@tollgate/core'
-import { approvePermit2, PERMIT2_ADDRESS } from '@tollgate/evm'
+import { approvePermit2, createEvmHttpTransport, PERMIT2_ADDRESS } from '@tollgate/evm'
 import {
   type Address,
   createPublicClient,
   createWalletClient,
   defineChain,
   type Hash,
-  http,
   type LocalAccount,
   type PublicClient,
 } from 'viem'
@@ -88,7 +87,7 @@ export function createPermit2Approver(options: {
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [url] } },
     })
-    const transport = http(url)
+    const transport = createEvmHttpTransport(url)
     const pollingInterval = options.pollingInterval ?? 1000
     await ensurePermit2Approval({
       client: createPublicClient({ chain, transport, pollingInterval }),

@@ -45,6 +45,8 @@ export type {
   RelayerSentTransaction,
   RelayerTransactionRequest,
 } from './relayer/types.js'
+export type { EvmHttpTransportOptions } from './rpc/create-evm-http-transport.js'
+export { createEvmHttpTransport } from './rpc/create-evm-http-transport.js'
 export type { EvmPayer } from './signatures/evm-payer.js'
 export { nativePrivateKeyToAccount } from './signatures/native-account.js'
 export { recoverSigner } from './signatures/recover-signer.js'

@@ -2,12 +2,13 @@ import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } fr
 import { createAssetRegistry, getEvmChainId, type SchemeFacilitator } from '@tollgate/core'
 import {
   createEip3009Facilitator,
+  createEvmHttpTransport,
   createPermit2Facilitator,
   createRelayer,
   type Relayer,
 } from '@tollgate/evm'
 import { createSolanaFacilitator, createSolanaRpcClient, type SolanaFacilitator } from '@tollgate/svm'
-import { createPublicClient, defineChain, type Hex, http } from 'viem'
+import { createPublicClient, defineChain, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig, NetworkSettings } from './facilitator-config.js'
 import type { SignerBalance } from './facilitator-metrics.js'
@@ -20,9 +21,9 @@ export type ConfiguredSchemes = {
 }
 
 /**
- * Builds the scheme facilitators of a validated configuration: per EVM network a viem client and a
- * relayer over its keys, shared by `eip3009` and `permit2`; one Solana facilitator over every Solana
- * network's fee payers. Each network's assets are the allowlist. Opens no connection by itself.
+ * Builds the scheme facilitators of a validated configuration: per EVM network a viem client (on
+ * @tollgate/evm's undici transport) and a relayer over its keys, shared by `eip3009` and `permit2`;
+ * one Solana facilitator over every Solana network's fee payers. Each network's assets are the allowlist. Opens no connection by itself.
  */
 export async function createSchemesFromConfig(
   config: Pick<FacilitatorConfig, 'networks' | 'evm' | 'solana'>,
@@ -104,7 +105,8 @@ function getClient(settings: NetworkSettings) {
   })
   const client = createPublicClient({
     chain,
-    transport: http(settings.rpcUrl),
+    // undici keep-alive with same-turn JSON-RPC batching: fetch's per-call objects cost CPU per verify.
+    transport: createEvmHttpTransport(settings.rpcUrl),
     ...(settings.pollingIntervalMs ? { pollingInterval: settings.pollingIntervalMs } : {}),
   })
   clients.set(settings, client)

@@ -7,7 +7,7 @@ import {
   SolanaError,
   type SolanaRpcApi,
 } from '@solana/kit'
-import { createHttpPost, type HttpPostOptions } from './http-post.js'
+import { createHttpPost, type HttpPostOptions } from '@tollgate/core/http-post'
 
 /** Options of {@link createSolanaRpcClient}. */
 export type SolanaRpcClientOptions = {

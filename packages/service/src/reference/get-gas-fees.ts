@@ -1,5 +1,6 @@
 import { AppError } from '@tollgate/core'
-import { createPublicClient, formatUnits, http, type PublicClient } from 'viem'
+import { createEvmHttpTransport } from '@tollgate/evm'
+import { createPublicClient, formatUnits, type PublicClient } from 'viem'
 import type { ChainInfo, ChainName } from './chains.js'
 import type { ReferenceData } from './reference-data.js'
 
@@ -23,13 +24,17 @@ export type GasFeeReaders = Partial<
   Record<ChainName, { evm: EvmGasPriceReader } | { solana: SolanaRentReader }>
 >
 
-/** Creates fee readers for the chains of `data.rpc` (viem over HTTP for EVM, JSON-RPC fetch for Solana). */
+/** Creates fee readers for the chains of `data.rpc` (viem on undici for EVM, JSON-RPC fetch for Solana). */
 export function createGasFeeReaders(data: ReferenceData): GasFeeReaders {
   const readers: GasFeeReaders = {}
   for (const [chain, rpc] of Object.entries(data.rpc) as [ChainName, { kind: string; rpcUrl: string }][]) {
     readers[chain] =
       rpc.kind === 'evm'
-        ? { evm: createPublicClient({ transport: http(rpc.rpcUrl, { timeout: 3_000, retryCount: 0 }) }) }
+        ? {
+            evm: createPublicClient({
+              transport: createEvmHttpTransport(rpc.rpcUrl, { timeoutMs: 3_000, retryCount: 0 }),
+            }),
+          }
         : { solana: createSolanaRentReader(rpc.rpcUrl) }
   }
   return readers

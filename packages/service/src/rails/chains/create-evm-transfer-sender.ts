@@ -1,11 +1,16 @@
-import { createRelayer, eip3009Abi, type Relayer, transferWithAuthorizationTypes } from '@tollgate/evm'
+import {
+  createEvmHttpTransport,
+  createRelayer,
+  eip3009Abi,
+  type Relayer,
+  transferWithAuthorizationTypes,
+} from '@tollgate/evm'
 import {
   type Address,
   createPublicClient,
   encodeFunctionData,
   erc20Abi,
   type Hash,
-  http,
   keccak256,
   type LocalAccount,
   parseSignature,
@@ -62,7 +67,7 @@ export function createEvmTransferSender(options: {
   now?: () => number
 }): EvmTransferSender {
   const client = createPublicClient({
-    transport: http(options.rpcUrl),
+    transport: createEvmHttpTransport(options.rpcUrl),
     pollingInterval: options.pollingIntervalMs ?? 500,
   })
   const relayerOptions = {

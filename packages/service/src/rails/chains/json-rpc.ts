@@ -1,18 +1,18 @@
 import { AppError } from '@tollgate/core'
-import { http } from 'viem'
+import { createEvmHttpTransport } from '@tollgate/evm'
 
 /** The one RPC capability the watchers need: a JSON-RPC request (a fake is one function). */
 export type JsonRpc = { request(method: string, params: unknown[]): Promise<unknown> }
 
 /**
- * A JSON-RPC client of `rpcUrl` over viem's HTTP transport; requests issued in the same tick go out
- * as one batch. `onRequest` sees every method called (benchmarks count them).
+ * A JSON-RPC client of `rpcUrl` over @tollgate/evm's undici transport (viem errors, keep-alive);
+ * requests issued in the same event-loop turn go out as one batch. `onRequest` sees every method called (benchmarks count them).
  */
 export function createJsonRpc(
   rpcUrl: string,
   options: { network: string; onRequest?: (method: string) => void },
 ): JsonRpc {
-  const transport = http(rpcUrl, { batch: { wait: 0 }, retryCount: 1, timeout: 15_000 })({})
+  const transport = createEvmHttpTransport(rpcUrl, { retryCount: 1, timeoutMs: 15_000 })({})
   return {
     request: async (method, params) => {
       options.onRequest?.(method)

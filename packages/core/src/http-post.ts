@@ -1,3 +1,5 @@
+// @tollgate/core/http-post: the keep-alive JSON POST under the EVM and Solana RPC clients. A subpath
+// of its own (Node only, on undici), so the main entry stays free of it.
 import type { ConnectionOptions } from 'node:tls'
 import { errors, Pool } from 'undici'
 
@@ -7,6 +9,11 @@ export type HttpResponse = {
   statusText: string
   headers: Record<string, string>
   text: string
+}
+
+/** A request that got no (complete) answer within `timeoutMs`; it is never resent. */
+export class HttpPostTimeoutError extends Error {
+  override name = 'HttpPostTimeoutError'
 }
 
 /** Options of {@link createHttpPost}. */
@@ -22,10 +29,10 @@ export type HttpPostOptions = {
 /**
  * POSTs JSON bodies to one endpoint over kept-alive connections (an undici `Pool`, driven through
  * its dispatcher API: none of `fetch`'s Request/stream machinery per call, which was most of our
- * side's CPU per verify at concurrency 1) and resolves with the whole response. A request that fails at the socket before
- * any answer (the server closed a kept-alive connection as it was reused) is sent once more: the
- * calls sent are safe to repeat (simulations, status reads, and a signed transaction, which the
- * cluster lands once). A timeout is not retried.
+ * side's CPU per verify at concurrency 1) and resolves with the whole response. A request that
+ * fails at the socket before any answer (the server closed a kept-alive connection as it was
+ * reused) is sent once more: the JSON-RPC calls sent through it are safe to repeat (reads,
+ * simulations, and a signed transaction, which the chain lands once). A timeout is not retried.
  */
 export function createHttpPost(
   url: string,
@@ -96,7 +103,9 @@ export function createHttpPost(
       return await dispatch(body)
     } catch (error) {
       if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
-        throw new Error(`RPC request timed out after ${options.timeoutMs} ms`, { cause: error })
+        throw new HttpPostTimeoutError(`RPC request timed out after ${options.timeoutMs} ms`, {
+          cause: error,
+        })
       }
       if (retry && error instanceof errors.SocketError) {
         return send(body, false)
@@ -107,7 +116,7 @@ export function createHttpPost(
   return (body) => send(body, true)
 }
 
-// undici gives the status code only; kit's HTTP errors carry the text as their message.
+// undici gives the status code only; kit's and viem's HTTP errors carry the text.
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
