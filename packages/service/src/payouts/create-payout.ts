@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto'
-import { AppError } from '@tollgate/core'
+import { AppError, isAppError } from '@tollgate/core'
 import { sql } from 'kysely'
 import { inTransaction } from '../db/in-transaction.js'
 import type { PayoutKind } from '../db/schema/payouts.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
-import { enqueueJob } from '../jobs/enqueue-job.js'
+import { notifyDueJob, toInsertJobsQuery } from '../jobs/enqueue-job.js'
 import { merchantAccount, treasuryCustodyAccount } from '../ledger/chart-of-accounts.js'
-import { type LedgerCurrency, ledgerCurrencies, parseLedgerAmount } from '../ledger/ledger-currencies.js'
+import { getAccountBalance } from '../ledger/get-balances.js'
+import {
+  formatLedgerAmount,
+  type LedgerCurrency,
+  ledgerCurrencies,
+  parseLedgerAmount,
+} from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
-import { createPendingTransfer } from '../ledger/post-transaction.js'
+import { isLedgerOverdraft, isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import { findRecipient } from '../recipients/get-recipient.js'
 import type { RecipientRow } from '../recipients/recipient.js'
 import { sourceForTarget } from './exact-rate.js'
@@ -91,34 +97,80 @@ export async function createPayout(
     })
   }
   const plan = await planPayout(deps, input, recipient)
-  const merchant = await deps.db
-    .selectFrom('merchants')
-    .select('payout_daily_limit')
-    .where('id', '=', input.merchantId)
-    .executeTakeFirstOrThrow()
-  const dailyLimit =
-    merchant.payout_daily_limit === null
-      ? parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
-      : BigInt(merchant.payout_daily_limit)
-  // Counterparty accounts are created outside the transaction (never while holding its locks); a
-  // missing merchant account means a zero balance.
+  const now = deps.clock.now()
+  const id = deps.ids.create('po')
+  const reference = request.reference ?? id.replace(/^po_/, 'PO-').toUpperCase()
+  const payout = { id, reference, requestHash, recipient, plan, now }
+  const outcome = await recordPayoutCreatingAccounts(deps, input, payout).catch(async (error: unknown) => {
+    throw isAppError(error, 'insufficient_balance') ? await describeShortfall(deps, input, plan) : error
+  })
+  if ('existing' in outcome) {
+    if (!outcome.existing) {
+      throw new AppError('internal_error', { message: `payout reference ${reference} vanished` })
+    }
+    return { payout: assertSameRequest(outcome.existing, requestHash), created: false }
+  }
+  return { payout: outcome.payout, created: true }
+}
+
+// The first payout to a counterparty account (treasury, fees) finds it missing: it is created outside
+// the transaction (never while holding its locks), and the transaction runs again. A merchant account
+// still missing then means a zero balance.
+async function recordPayoutCreatingAccounts(deps: Deps, input: CreatePayoutInput, payout: NewPayout) {
+  try {
+    return await recordPayout(deps, input, payout)
+  } catch (error) {
+    if (!isMissingLedgerAccount(error)) {
+      throw error
+    }
+  }
   await ensureLedgerAccounts(deps, {
     environment: input.environment,
-    refs: plan.legs.flatMap((leg) =>
+    refs: payout.plan.legs.flatMap((leg) =>
       [leg.debit, leg.credit]
         .filter((code) => !code.startsWith('merchant:'))
         .map((code) => ({ code, currency: leg.currency })),
     ),
   })
-  await assertMerchantAccount(deps, input, plan)
+  return recordPayout(deps, input, payout).catch((error: unknown) => {
+    throw isMissingLedgerAccount(error) ? new AppError('insufficient_balance', { cause: error }) : error
+  })
+}
 
-  const now = deps.clock.now()
-  const id = deps.ids.create('po')
-  const reference = request.reference ?? id.replace(/^po_/, 'PO-').toUpperCase()
-  const day = now.toISOString().slice(0, 10)
-  // The reservation's id is chosen here so the payout row is written with it, not updated after.
-  const ledgerTransactionId = deps.ids.create('ltx')
-  const outcome = await inTransaction(deps.db, async (trx) => {
+// The refusal says what is available, read after the refused transaction rolled back.
+async function describeShortfall(deps: Deps, input: CreatePayoutInput, plan: Plan): Promise<AppError> {
+  const { available } = await getAccountBalance(deps, {
+    environment: input.environment,
+    code: merchantAccount(input.merchantId),
+    currency: plan.currency,
+  })
+  const shown = formatLedgerAmount(available > 0n ? available : 0n, plan.currency)
+  const required = formatLedgerAmount(plan.amount + plan.fee, plan.currency)
+  return new AppError('insufficient_balance', {
+    message: `Insufficient ${plan.currency} balance: ${shown} available, ${required} required`,
+    context: { param: 'amount', details: { currency: plan.currency, available: shown, required } },
+  })
+}
+
+type NewPayout = {
+  id: string
+  reference: string
+  requestHash: string
+  recipient: RecipientRow
+  plan: Plan
+  now: Date
+}
+
+// One transaction: the payout row (its reference is the idempotency key), the quote's claim, then one
+// statement for the rest (reserveAndEnqueue). Throws isMissingLedgerAccount's error, having written
+// nothing, when a ledger account does not exist yet.
+async function recordPayout(
+  deps: Deps,
+  input: CreatePayoutInput,
+  payout: NewPayout,
+): Promise<{ payout: PayoutRow } | { existing: PayoutRow | undefined }> {
+  const { id, reference, plan, recipient, now } = payout
+  return inTransaction(deps.db, async (trx) => {
     const inserted = await trx
       .insertInto('payouts')
       .values({
@@ -126,7 +178,7 @@ export async function createPayout(
         merchant_id: input.merchantId,
         environment: input.environment,
         reference,
-        request_hash: requestHash,
+        request_hash: payout.requestHash,
         method: plan.kind === 'crypto' ? 'crypto' : 'fiat',
         kind: plan.kind,
         status: 'pending',
@@ -137,16 +189,17 @@ export async function createPayout(
         target_currency: plan.targetCurrency,
         target_amount: plan.targetAmount,
         rate: plan.rate,
-        narration: request.narration ?? '',
+        narration: input.request.narration ?? '',
         recipient_id: recipient.id,
         recipient: JSON.stringify({ id: recipient.id, type: recipient.type, details: recipient.details }),
         channel: 'API',
         quote_id: plan.quoteId,
-        webhook_url: request.webhookUrl ?? null,
+        webhook_url: input.request.webhookUrl ?? null,
         response_format: input.format,
         usd_equivalent: plan.usdEquivalent,
-        usage_day: day,
-        ledger_transaction_id: ledgerTransactionId,
+        usage_day: toUsageDay(now),
+        // The reservation's id is chosen here so the payout row is written with it, not updated after.
+        ledger_transaction_id: deps.ids.create('ltx'),
         created_at: now,
         updated_at: now,
       })
@@ -160,46 +213,95 @@ export async function createPayout(
     if (plan.quoteId !== null) {
       await claimQuote(trx, input, plan.quoteId, id, now)
     }
-    // Backstop: if this process stops before handing the payout to its provider, the job does it.
-    await enqueueJob(trx, deps, {
-      kind: reconcilePayoutJob,
-      payload: { payoutId: id, attempt: 0 },
-      runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
-      key: `${id}:0`,
+    await reserveAndEnqueue(trx, deps, {
+      ...input,
+      payout: inserted,
+      plan,
+      description: `Payout to ${recipient.label}`,
     })
-    // The merchant's daily-usage row and ledger account are the contended rows: locked last, usage
-    // first (settlePayout's void takes them in the same order), so they are held for as few
-    // statements as possible before the commit. The ledger claims its idempotency key before it
-    // locks the accounts, and the payout row already carries the reservation's id, so the accounts
-    // are held for the counters, the transfers and the balance transactions only; a balance or
-    // limit refusal rolls everything back.
-    await reserveDailyUsage(trx, input, { day, amount: plan.usdEquivalent, limit: dailyLimit })
-    const ledger = await createPendingTransfer(
-      { db: trx, ids: deps.ids, clock: deps.clock },
-      {
-        environment: input.environment,
-        idempotencyKey: `payout:${id}`,
-        transactionId: ledgerTransactionId,
-        legs: plan.legs,
-        source: 'payout',
-        sourceId: id,
-        sourceReference: reference,
-        description: `Payout to ${recipient.label}`,
-      },
-    )
-    if (ledger.id !== ledgerTransactionId) {
-      throw new AppError('internal_error', { message: `payout ${id}: ledger key payout:${id} already used` })
-    }
-    const payout = inserted
-    return { payout }
+    return { payout: inserted }
   })
-  if ('existing' in outcome) {
-    if (!outcome.existing) {
-      throw new AppError('internal_error', { message: `payout reference ${reference} vanished` })
-    }
-    return { payout: assertSameRequest(outcome.existing, requestHash), created: false }
+}
+
+const toUsageDay = (now: Date) => now.toISOString().slice(0, 10)
+
+/**
+ * The one statement that counts the payout against the daily limit, reserves amount + fee in the
+ * ledger (a pending debit of the merchant's account) and queues the payout's backstop job. The
+ * merchant's daily-usage row and ledger account are the rows every payout of the merchant locks, so
+ * they are taken here, usage first then accounts in id order (settlePayout's void takes them in the
+ * same order), and held from this round trip to the commit right after. The account's CHECK
+ * constraint refuses an overdraft on the row as the previous holder left it (`insufficient_balance`,
+ * the whole transaction rolls back); a limit refusal reserves nothing and rolls back too.
+ */
+async function reserveAndEnqueue(
+  trx: Deps['db'],
+  deps: Deps,
+  input: CreatePayoutInput & { payout: PayoutRow; plan: Plan; description: string },
+): Promise<void> {
+  const { payout, plan } = input
+  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
+  const amount = plan.usdEquivalent
+  const day = payout.usage_day
+  const ledgerTransactionId = payout.ledger_transaction_id ?? ''
+  const { ctes } = toPostingCtes(deps, {
+    environment: input.environment,
+    idempotencyKey: `payout:${payout.id}`,
+    transactionId: ledgerTransactionId,
+    pending: true,
+    legs: plan.legs,
+    source: 'payout',
+    sourceId: payout.id,
+    sourceReference: payout.reference,
+    description: input.description,
+    gate: 'payout_usage',
+  })
+  // Backstop: if this process stops before handing the payout to its provider, the job does it.
+  const job = toInsertJobsQuery(trx, deps, [
+    {
+      kind: reconcilePayoutJob,
+      payload: { payoutId: payout.id, attempt: 0 },
+      runAt: new Date(payout.created_at.getTime() + deps.settings.payouts.submitGraceMs),
+      key: `${payout.id}:0`,
+    },
+  ])
+  let result: { daily_limit: string; reserved: string; claimed: string; notified: string | null }
+  try {
+    const { rows } = await sql<typeof result>`with payout_limit as (
+        select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
+          ${defaultLimit}::numeric) as daily_limit
+      ),
+      payout_usage as (
+        insert into payout_daily_usage (merchant_id, environment, day, used)
+        select ${input.merchantId}::text, ${input.environment}::text, ${day}::text, ${amount}::numeric
+        from payout_limit
+        where ${amount}::numeric <= daily_limit
+        on conflict (merchant_id, environment, day) do update
+        set used = payout_daily_usage.used + excluded.used
+        where payout_daily_usage.used + excluded.used <= (select daily_limit from payout_limit)
+        returning used
+      ),
+      ${ctes},
+      payout_job as (${job})
+      select (select daily_limit from payout_limit) as daily_limit,
+        (select count(*) from payout_usage) as reserved,
+        (select count(*) from ledger_claimed) as claimed,
+        (select ${notifyDueJob(deps)} from payout_job) as notified`.execute(trx)
+    result = rows[0] ?? { daily_limit: '0', reserved: '0', claimed: '0', notified: null }
+  } catch (error) {
+    throw isLedgerOverdraft(error) ? new AppError('insufficient_balance', { cause: error }) : error
   }
-  return { payout: outcome.payout, created: true }
+  if (Number(result.reserved) !== 1) {
+    throw new AppError('daily_limit_exceeded', {
+      message: 'This payout would exceed the daily payout limit',
+      context: { param: 'amount', details: { limitUsd: formatUsd(BigInt(result.daily_limit)) } },
+    })
+  }
+  if (Number(result.claimed) !== 1) {
+    throw new AppError('internal_error', {
+      message: `payout ${payout.id}: ledger key payout:${payout.id} already used`,
+    })
+  }
 }
 
 async function planPayout(deps: Deps, input: CreatePayoutInput, recipient: RecipientRow): Promise<Plan> {
@@ -407,22 +509,6 @@ function parseAmount(value: string, currency: LedgerCurrency, param: string): bi
   }
 }
 
-async function assertMerchantAccount(deps: Deps, input: CreatePayoutInput, plan: Plan): Promise<void> {
-  const account = await deps.db
-    .selectFrom('ledger_accounts')
-    .select('id')
-    .where('environment', '=', input.environment)
-    .where('code', '=', merchantAccount(input.merchantId))
-    .where('currency', '=', plan.currency)
-    .executeTakeFirst()
-  if (!account) {
-    throw new AppError('insufficient_balance', {
-      message: `Insufficient ${plan.currency} balance`,
-      context: { param: 'amount' },
-    })
-  }
-}
-
 async function claimQuote(
   trx: Deps['db'],
   input: CreatePayoutInput,
@@ -458,42 +544,6 @@ async function claimQuote(
     message: `Quote ${quoteId} expired at ${quote.expires_at.toISOString()}; ask for a new one`,
     context: { param: 'quoteId' },
   })
-}
-
-// One conditional upsert: Postgres re-checks the condition on the locked row, so concurrent payouts
-// never push a day past its limit.
-async function reserveDailyUsage(
-  trx: Deps['db'],
-  input: CreatePayoutInput,
-  usage: { day: string; amount: bigint; limit: bigint },
-): Promise<void> {
-  const exceeded = () =>
-    new AppError('daily_limit_exceeded', {
-      message: 'This payout would exceed the daily payout limit',
-      context: { param: 'amount', details: { limitUsd: formatUsd(usage.limit) } },
-    })
-  if (usage.amount > usage.limit) {
-    throw exceeded()
-  }
-  const row = await trx
-    .insertInto('payout_daily_usage')
-    .values({
-      merchant_id: input.merchantId,
-      environment: input.environment,
-      day: usage.day,
-      used: usage.amount,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['merchant_id', 'environment', 'day'])
-        .doUpdateSet({ used: sql`payout_daily_usage.used + excluded.used` })
-        .where(sql<boolean>`payout_daily_usage.used + excluded.used <= ${usage.limit.toString()}::numeric`),
-    )
-    .returning('used')
-    .executeTakeFirst()
-  if (!row) {
-    throw exceeded()
-  }
 }
 
 function formatUsd(micro: bigint): string {
