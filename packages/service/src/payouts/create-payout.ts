@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import { AppError, isAppError } from '@tollgate/core'
 import { sql } from 'kysely'
-import { inTransaction } from '../db/in-transaction.js'
 import type { PayoutKind } from '../db/schema/payouts.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
-import { notifyDueJob, toInsertJobsQuery } from '../jobs/enqueue-job.js'
+import { notifyDueJob } from '../jobs/enqueue-job.js'
 import { merchantAccount, treasuryCustodyAccount } from '../ledger/chart-of-accounts.js'
 import { getAccountBalance } from '../ledger/get-balances.js'
 import {
@@ -161,120 +160,102 @@ type NewPayout = {
   now: Date
 }
 
-// One transaction: the payout row (its reference is the idempotency key), the quote's claim, then one
-// statement for the rest (reserveAndEnqueue). Throws isMissingLedgerAccount's error, having written
-// nothing, when a ledger account does not exist yet.
+// One autocommit statement records the payout: its quote's claim, the daily-usage count, the
+// ledger reserve (a pending debit of amount + fee), the payout row and its backstop job. The
+// merchant's usage row and ledger account, which every payout of the merchant locks, are taken in
+// it (usage first, then the accounts in id order, as settlePayout's void) and released by its own
+// commit, with no round trip to this process in between. Each refusal writes nothing: the account's
+// CHECK constraint refuses an overdraft and a second payout with the reference fails the unique
+// index (both abort the statement); a used quote or the limit leave the gates below empty. Throws
+// isMissingLedgerAccount's error, having written nothing, when a ledger account does not exist yet.
 async function recordPayout(
   deps: Deps,
   input: CreatePayoutInput,
   payout: NewPayout,
 ): Promise<{ payout: PayoutRow } | { existing: PayoutRow | undefined }> {
   const { id, reference, plan, recipient, now } = payout
-  return inTransaction(deps.db, async (trx) => {
-    const inserted = await trx
-      .insertInto('payouts')
-      .values({
-        id,
-        merchant_id: input.merchantId,
-        environment: input.environment,
-        reference,
-        request_hash: payout.requestHash,
-        method: plan.kind === 'crypto' ? 'crypto' : 'fiat',
-        kind: plan.kind,
-        status: 'pending',
-        currency: plan.currency,
-        amount: plan.amount,
-        fee: plan.fee,
-        total: plan.amount + plan.fee,
-        target_currency: plan.targetCurrency,
-        target_amount: plan.targetAmount,
-        rate: plan.rate,
-        narration: input.request.narration ?? '',
-        recipient_id: recipient.id,
-        recipient: JSON.stringify({ id: recipient.id, type: recipient.type, details: recipient.details }),
-        channel: 'API',
-        quote_id: plan.quoteId,
-        webhook_url: input.request.webhookUrl ?? null,
-        response_format: input.format,
-        usd_equivalent: plan.usdEquivalent,
-        usage_day: toUsageDay(now),
-        // The reservation's id is chosen here so the payout row is written with it, not updated after.
-        ledger_transaction_id: deps.ids.create('ltx'),
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.columns(['merchant_id', 'environment', 'reference']).doNothing())
-      .returningAll()
-      .executeTakeFirst()
-    if (!inserted) {
-      // Another request with this reference committed first (it held the key until then).
-      return { existing: await findByReference({ db: trx }, input, reference) }
-    }
-    if (plan.quoteId !== null) {
-      await claimQuote(trx, input, plan.quoteId, id, now)
-    }
-    await reserveAndEnqueue(trx, deps, {
-      ...input,
-      payout: inserted,
-      plan,
-      description: `Payout to ${recipient.label}`,
-    })
-    return { payout: inserted }
-  })
-}
-
-const toUsageDay = (now: Date) => now.toISOString().slice(0, 10)
-
-/**
- * The one statement that counts the payout against the daily limit, reserves amount + fee in the
- * ledger (a pending debit of the merchant's account) and queues the payout's backstop job. The
- * merchant's daily-usage row and ledger account are the rows every payout of the merchant locks, so
- * they are taken here, usage first then accounts in id order (settlePayout's void takes them in the
- * same order), and held from this round trip to the commit right after. The account's CHECK
- * constraint refuses an overdraft on the row as the previous holder left it (`insufficient_balance`,
- * the whole transaction rolls back); a limit refusal reserves nothing and rolls back too.
- */
-async function reserveAndEnqueue(
-  trx: Deps['db'],
-  deps: Deps,
-  input: CreatePayoutInput & { payout: PayoutRow; plan: Plan; description: string },
-): Promise<void> {
-  const { payout, plan } = input
-  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
-  const amount = plan.usdEquivalent
-  const day = payout.usage_day
-  const ledgerTransactionId = payout.ledger_transaction_id ?? ''
+  const ledgerTransactionId = deps.ids.create('ltx')
+  const row = {
+    id,
+    merchant_id: input.merchantId,
+    environment: input.environment,
+    reference,
+    request_hash: payout.requestHash,
+    method: plan.kind === 'crypto' ? 'crypto' : 'fiat',
+    kind: plan.kind,
+    status: 'pending',
+    currency: plan.currency,
+    amount: String(plan.amount),
+    fee: String(plan.fee),
+    total: String(plan.amount + plan.fee),
+    target_currency: plan.targetCurrency,
+    target_amount: String(plan.targetAmount),
+    rate: plan.rate,
+    narration: input.request.narration ?? '',
+    recipient_id: recipient.id,
+    recipient: { id: recipient.id, type: recipient.type, details: recipient.details },
+    channel: 'API',
+    quote_id: plan.quoteId,
+    webhook_url: input.request.webhookUrl ?? null,
+    response_format: input.format,
+    usd_equivalent: String(plan.usdEquivalent),
+    usage_day: now.toISOString().slice(0, 10),
+    // The reservation's id is chosen here so the payout row is written with it, not updated after.
+    ledger_transaction_id: ledgerTransactionId,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  }
+  const columns = sql.join(Object.keys(row).map((column) => sql.ref(column)))
+  const fromRecord = sql.join(Object.keys(row).map((column) => sql.ref(`r.${column}`)))
   const { ctes } = toPostingCtes(deps, {
     environment: input.environment,
-    idempotencyKey: `payout:${payout.id}`,
+    idempotencyKey: `payout:${id}`,
     transactionId: ledgerTransactionId,
     pending: true,
     legs: plan.legs,
     source: 'payout',
-    sourceId: payout.id,
-    sourceReference: payout.reference,
-    description: input.description,
+    sourceId: id,
+    sourceReference: reference,
+    description: `Payout to ${recipient.label}`,
     gate: 'payout_usage',
   })
+  const amount = plan.usdEquivalent
+  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
+  // A quote pays once: claimed by one conditional update, which gates everything after it.
+  const quote =
+    plan.quoteId === null
+      ? sql`payout_quote as (select 1 as claimed)`
+      : sql`payout_quote as (
+          update payout_quotes set payout_id = ${id}::text, used_at = ${now}::timestamptz
+          where id = ${plan.quoteId}::text and merchant_id = ${input.merchantId}::text
+            and environment = ${input.environment}::text and payout_id is null and expires_at > ${now}::timestamptz
+          returning 1 as claimed
+        )`
   // Backstop: if this process stops before handing the payout to its provider, the job does it.
-  const job = toInsertJobsQuery(trx, deps, [
-    {
-      kind: reconcilePayoutJob,
-      payload: { payoutId: payout.id, attempt: 0 },
-      runAt: new Date(payout.created_at.getTime() + deps.settings.payouts.submitGraceMs),
-      key: `${payout.id}:0`,
-    },
-  ])
-  let result: { daily_limit: string; reserved: string; claimed: string; notified: string | null }
+  const job = {
+    id: deps.ids.create('job'),
+    kind: reconcilePayoutJob,
+    key: `${id}:0`,
+    payload: JSON.stringify({ payoutId: id, attempt: 0 }),
+    runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
+  }
+  type Result = PayoutRow & {
+    daily_limit: string
+    quote_claimed: string
+    reserved: string
+    notified: string | null
+  }
+  let result: Result | undefined
   try {
-    const { rows } = await sql<typeof result>`with payout_limit as (
+    const { rows } = await sql<Result>`with ${quote},
+      payout_limit as (
         select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
           ${defaultLimit}::numeric) as daily_limit
       ),
       payout_usage as (
         insert into payout_daily_usage (merchant_id, environment, day, used)
-        select ${input.merchantId}::text, ${input.environment}::text, ${day}::text, ${amount}::numeric
-        from payout_limit
+        select ${input.merchantId}::text, ${input.environment}::text, ${row.usage_day}::text, ${amount}::numeric
+        from payout_limit, payout_quote
         where ${amount}::numeric <= daily_limit
         on conflict (merchant_id, environment, day) do update
         set used = payout_daily_usage.used + excluded.used
@@ -282,26 +263,62 @@ async function reserveAndEnqueue(
         returning used
       ),
       ${ctes},
-      payout_job as (${job})
-      select (select daily_limit from payout_limit) as daily_limit,
+      payout_row as (
+        insert into payouts (${columns})
+        select ${fromRecord}
+        from ledger_claimed, json_populate_record(null::payouts, ${JSON.stringify(row)}::json) r
+        returning *
+      ),
+      payout_job as (
+        insert into jobs (id, kind, key, payload, run_at, created_at, updated_at)
+        select ${job.id}::text, ${job.kind}::text, ${job.key}::text, ${job.payload}::jsonb,
+          ${job.runAt}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        from payout_row
+        on conflict (kind, key) where key is not null and status in ('queued', 'running') do nothing
+        returning kind, run_at
+      )
+      select p.*, (select daily_limit from payout_limit) as daily_limit,
+        (select count(*) from payout_quote) as quote_claimed,
         (select count(*) from payout_usage) as reserved,
-        (select count(*) from ledger_claimed) as claimed,
-        (select ${notifyDueJob(deps)} from payout_job) as notified`.execute(trx)
-    result = rows[0] ?? { daily_limit: '0', reserved: '0', claimed: '0', notified: null }
+        (select ${notifyDueJob(deps)} from payout_job) as notified
+      from (select 1) one
+      left join payout_row p on true`.execute(deps.db)
+    result = rows[0]
   } catch (error) {
-    throw isLedgerOverdraft(error) ? new AppError('insufficient_balance', { cause: error }) : error
+    if (isLedgerOverdraft(error)) {
+      throw new AppError('insufficient_balance', { cause: error })
+    }
+    if (isDuplicateReference(error)) {
+      // Another request with this reference committed first (the unique index held it until then).
+      return { existing: await findByReference(deps, input, reference) }
+    }
+    throw error
   }
-  if (Number(result.reserved) !== 1) {
+  if (Number(result?.quote_claimed ?? 0) !== 1 && plan.quoteId !== null) {
+    throw await quoteRefusal(deps, plan.quoteId)
+  }
+  if (Number(result?.reserved ?? 0) !== 1) {
     throw new AppError('daily_limit_exceeded', {
       message: 'This payout would exceed the daily payout limit',
-      context: { param: 'amount', details: { limitUsd: formatUsd(BigInt(result.daily_limit)) } },
+      context: { param: 'amount', details: { limitUsd: formatUsd(BigInt(result?.daily_limit ?? 0)) } },
     })
   }
-  if (Number(result.claimed) !== 1) {
-    throw new AppError('internal_error', {
-      message: `payout ${payout.id}: ledger key payout:${payout.id} already used`,
-    })
+  if (result?.id !== id) {
+    throw new AppError('internal_error', { message: `payout ${id}: ledger key payout:${id} already used` })
   }
+  const {
+    daily_limit: _limit,
+    quote_claimed: _quote,
+    reserved: _reserved,
+    notified: _notified,
+    ...inserted
+  } = result
+  return { payout: inserted as PayoutRow }
+}
+
+function isDuplicateReference(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown }
+  return e.code === '23505' && e.constraint === 'payouts_reference_idx'
 }
 
 async function planPayout(deps: Deps, input: CreatePayoutInput, recipient: RecipientRow): Promise<Plan> {
@@ -509,38 +526,20 @@ function parseAmount(value: string, currency: LedgerCurrency, param: string): bi
   }
 }
 
-async function claimQuote(
-  trx: Deps['db'],
-  input: CreatePayoutInput,
-  quoteId: string,
-  payoutId: string,
-  now: Date,
-): Promise<void> {
-  const claimed = await trx
-    .updateTable('payout_quotes')
-    .set({ payout_id: payoutId, used_at: now })
-    .where('id', '=', quoteId)
-    .where('merchant_id', '=', input.merchantId)
-    .where('environment', '=', input.environment)
-    .where('payout_id', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('id')
-    .executeTakeFirst()
-  if (claimed) {
-    return
-  }
-  const quote = await trx
+// Why a quote's claim found nothing: it was used by another payout, or it expired.
+async function quoteRefusal(deps: Deps, quoteId: string): Promise<AppError> {
+  const quote = await deps.db
     .selectFrom('payout_quotes')
     .select(['payout_id', 'expires_at'])
     .where('id', '=', quoteId)
     .executeTakeFirstOrThrow()
   if (quote.payout_id !== null) {
-    throw new AppError('quote_already_used', {
+    return new AppError('quote_already_used', {
       message: `Quote ${quoteId} was already used by payout ${quote.payout_id}`,
       context: { param: 'quoteId' },
     })
   }
-  throw new AppError('quote_expired', {
+  return new AppError('quote_expired', {
     message: `Quote ${quoteId} expired at ${quote.expires_at.toISOString()}; ask for a new one`,
     context: { param: 'quoteId' },
   })
