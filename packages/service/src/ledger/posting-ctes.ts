@@ -1,11 +1,10 @@
-import { AppError } from '@tollgate/core'
 import { type RawBuilder, sql } from 'kysely'
 import type { Deps } from '../deps.js'
 import { getAccountPolicy } from './chart-of-accounts.js'
 import { assertValidInput, hashInput, type PostTransactionInput } from './post-transaction.js'
 
-/** Input of {@link toPostingCtes}: a single-phase {@link PostTransactionInput} and the CTE that gates it. */
-export type PostingCtesInput = Omit<PostTransactionInput, 'pending' | 'expiresAt'> & {
+/** Input of {@link toPostingCtes}: a {@link PostTransactionInput} and the CTE that gates it. */
+export type PostingCtesInput = PostTransactionInput & {
   /**
    * Name of an earlier CTE of the same statement: the transaction is posted only when it yields a
    * row (e.g. the domain row the statement inserted), and not at all when it yields none.
@@ -14,10 +13,10 @@ export type PostingCtesInput = Omit<PostTransactionInput, 'pending' | 'expiresAt
 }
 
 /**
- * The CTEs that post a single-phase ledger transaction inside a caller's statement, so a domain
- * row and its ledger credit are written in one round trip and one implicit transaction (a failing
- * statement writes nothing). Appended after the caller's `with …` CTEs (comma included); the caller
- * ends the statement with its own `select`.
+ * The CTEs that post a ledger transaction (single-phase, or two-phase with `pending`) inside a
+ * caller's statement, so a domain row and its ledger postings are written in one round trip and one
+ * implicit transaction (a failing statement writes nothing). Appended after the caller's `with …`
+ * CTEs (comma included); the caller ends the statement with its own `select`.
  *
  * What {@link postTransaction} does in several statements, in one: claim the idempotency key (a key
  * already used posts nothing: the caller reads what exists), lock the accounts in id order (the
@@ -25,28 +24,27 @@ export type PostingCtesInput = Omit<PostTransactionInput, 'pending' | 'expiresAt
  * insert the transfers and the merchant-visible balance transactions, their before/after balances
  * taken from the updated rows.
  *
- * Limits, checked here: legs may credit any account but debit only unflagged ones (custody,
- * platform, bank), so no leg can overdraw and no balance check is needed. The accounts must exist:
- * a missing one leaves a transfer without its account id and the statement fails with a NOT NULL
- * violation ({@link isMissingLedgerAccount}); create them with `ensureLedgerAccounts` and run the
- * statement again.
+ * A leg may debit a merchant (flagged) account: the account's CHECK constraint, evaluated on the row
+ * as updated after its lock was granted (so after every concurrent posting that held it), refuses a
+ * posting that would take it negative, and the whole statement fails ({@link isLedgerOverdraft}).
+ * Under the caller's own transaction, that error aborts it: the caller throws `insufficient_balance`.
+ * The accounts must exist: a missing one leaves a transfer without its account id and the statement
+ * fails with a NOT NULL violation ({@link isMissingLedgerAccount}); create them with
+ * `ensureLedgerAccounts` and run the statement again.
  */
 export function toPostingCtes(
   deps: Pick<Deps, 'ids' | 'clock'>,
   input: PostingCtesInput,
 ): { ctes: RawBuilder<unknown>; transactionId: string } {
   assertValidInput(input)
-  for (const leg of input.legs) {
-    if (getAccountPolicy(leg.debit).debitsMustNotExceedCredits) {
-      throw new AppError('internal_error', { message: `toPostingCtes cannot debit ${leg.debit}` })
-    }
-  }
   const env = input.environment
   const now = deps.clock.now()
-  const transactionId = deps.ids.create('ltx')
+  const pending = input.pending === true
+  const transactionId = input.transactionId ?? deps.ids.create('ltx')
   const legs = input.legs.map((leg, index) => ({ ...leg, index, transferId: deps.ids.create('tr') }))
-  // Net counter moves per account, and for each merchant-side leg what the later legs add to the
-  // same account, so its before/after balances can be read off the account's final counters.
+  // Net counter moves per account, and for each merchant-side leg what it and the later legs change
+  // in the same account's available and pending, so its before/after balances can be read off the
+  // account's final counters.
   const moves = new Map<string, { code: string; currency: string; debits: bigint; credits: bigint }>()
   for (const leg of legs) {
     for (const [code, side] of [
@@ -59,26 +57,33 @@ export function toPostingCtes(
       moves.set(key, move)
     }
   }
+  // What a leg changes in the balance of one of its accounts (docs/ledger.md "Balance"): a posted
+  // credit or debit moves available; a pending credit is incoming (pending), a pending debit is
+  // reserved (leaves available).
+  const effect = (leg: (typeof legs)[number], code: string, currency: string) => {
+    if (leg.currency !== currency) {
+      return { available: 0n, pending: 0n }
+    }
+    const credit = leg.credit === code ? leg.amount : 0n
+    const debit = leg.debit === code ? leg.amount : 0n
+    return pending ? { available: -debit, pending: credit } : { available: credit - debit, pending: 0n }
+  }
   const sides = legs.flatMap((leg) =>
-    getAccountPolicy(leg.credit).merchantId === null
-      ? []
-      : [
-          {
-            id: deps.ids.create('btx'),
-            leg,
-            code: leg.credit,
-            // available added to this account by the legs after this one (credits raise it, debits lower it)
-            later: legs
-              .slice(leg.index + 1)
-              .reduce(
-                (sum, l) =>
-                  sum +
-                  (l.credit === leg.credit && l.currency === leg.currency ? l.amount : 0n) -
-                  (l.debit === leg.credit && l.currency === leg.currency ? l.amount : 0n),
-                0n,
-              ),
-          },
-        ],
+    (['debit', 'credit'] as const).flatMap((direction) => {
+      const code = leg[direction]
+      if (getAccountPolicy(code).merchantId === null) {
+        return []
+      }
+      const own = effect(leg, code, leg.currency)
+      const later = legs.slice(leg.index + 1).reduce(
+        (sum, l) => {
+          const e = effect(l, code, leg.currency)
+          return { available: sum.available + e.available, pending: sum.pending + e.pending }
+        },
+        { available: 0n, pending: 0n },
+      )
+      return [{ id: deps.ids.create('btx'), leg, code, direction, own, later }]
+    }),
   )
   const info = [
     input.source,
@@ -99,25 +104,33 @@ export function toPostingCtes(
   )
   const sideRows = sides.map(
     (s) =>
-      sql`(${s.id}::text, ${s.leg.transferId}::text, ${s.code}::text, ${s.leg.currency}::text, ${s.leg.amount}::numeric, ${s.later}::numeric)`,
+      sql`(${s.id}::text, ${s.leg.index}::int, ${s.leg.transferId}::text, ${s.code}::text, ${s.leg.currency}::text, ${s.direction}::text, ${s.leg.amount}::numeric, ${s.own.available}::numeric, ${s.own.pending}::numeric, ${s.later.available}::numeric, ${s.later.pending}::numeric)`,
   )
   const balances =
     sideRows.length === 0
       ? sql``
-      : sql`, ledger_sides (id, transfer_id, code, currency, amount, later) as (values ${sql.join(sideRows)}),
+      : sql`, ledger_sides (id, ord, transfer_id, code, currency, direction, amount, own_available, own_pending,
+      later_available, later_pending) as (values ${sql.join(sideRows)}),
   ledger_balances as (
     insert into balance_transactions (id, merchant_id, environment, account_id, transaction_id, transfer_id,
       source, source_id, source_reference, reference, description, tx_hash, direction, status, amount,
       currency, before_available, before_pending, after_available, after_pending, created_at, updated_at)
-    select s.id, m.merchant_id, ${env}::text, m.id, c.id, s.transfer_id, ${infoValues}, 'credit', 'completed',
-      s.amount, s.currency,
-      m.credits_posted - m.debits_posted - m.debits_pending - s.later - s.amount, m.credits_pending,
-      m.credits_posted - m.debits_posted - m.debits_pending - s.later, m.credits_pending, ${now}::timestamptz, ${now}::timestamptz
+    select s.id, m.merchant_id, ${env}::text, m.id, c.id, s.transfer_id, ${infoValues}, s.direction,
+      ${pending ? 'pending' : 'completed'}::text, s.amount, s.currency,
+      m.credits_posted - m.debits_posted - m.debits_pending - s.later_available - s.own_available,
+      m.credits_pending - s.later_pending - s.own_pending,
+      m.credits_posted - m.debits_posted - m.debits_pending - s.later_available,
+      m.credits_pending - s.later_pending, ${now}::timestamptz, ${now}::timestamptz
     from ledger_sides s
     cross join ledger_claimed c
     join ledger_moved m on m.code = s.code and m.currency = s.currency
+    order by s.ord, s.direction desc
     returning id
   )`
+  // A pending posting moves the pending counters, a single-phase one the posted counters.
+  const [debitsColumn, creditsColumn] = pending
+    ? [sql.ref('debits_pending'), sql.ref('credits_pending')]
+    : [sql.ref('debits_posted'), sql.ref('credits_posted')]
   const ctes = sql`ledger_claimed as (
     insert into ledger_transactions (id, environment, idempotency_key, request_hash, source, source_id,
       source_reference, reference, description, tx_hash, created_at)
@@ -132,7 +145,7 @@ export function toPostingCtes(
   ledger_moves (code, currency, debits, credits) as (values ${sql.join(moveRows)}),
   ledger_moved as (
     update ledger_accounts a
-    set debits_posted = a.debits_posted + m.debits, credits_posted = a.credits_posted + m.credits
+    set ${debitsColumn} = a.${debitsColumn} + m.debits, ${creditsColumn} = a.${creditsColumn} + m.credits
     from ledger_moves m,
       (select l.id from ledger_accounts l
         join ledger_moves lm on lm.code = l.code and lm.currency = l.currency
@@ -146,7 +159,8 @@ export function toPostingCtes(
   ledger_written as (
     insert into ledger_transfers (id, transaction_id, leg, environment, currency, debit_account_id,
       credit_account_id, amount, phase, pending_id, expires_at, created_at)
-    select l.transfer_id, c.id, l.leg, ${env}::text, l.currency, d.id, k.id, l.amount, 'single', null, null, ${now}::timestamptz
+    select l.transfer_id, c.id, l.leg, ${env}::text, l.currency, d.id, k.id, l.amount,
+      ${pending ? 'pending' : 'single'}::text, null, ${input.expiresAt ?? null}::timestamptz, ${now}::timestamptz
     from ledger_legs l
     cross join ledger_claimed c
     left join ledger_moved d on d.code = l.debit_code and d.currency = l.currency
@@ -160,4 +174,13 @@ export function toPostingCtes(
 export function isMissingLedgerAccount(error: unknown): boolean {
   const e = error as { code?: unknown; column?: unknown; table?: unknown }
   return e.code === '23502' && (e.table === undefined || e.table === 'ledger_transfers')
+}
+
+/**
+ * Whether `error` is the CHECK violation of a merchant account that a posting would have taken
+ * negative: the refusal of a {@link toPostingCtes} statement that debits one (`insufficient_balance`).
+ */
+export function isLedgerOverdraft(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown }
+  return e.code === '23514' && e.constraint === 'ledger_accounts_debits_within_credits'
 }

@@ -1,16 +1,21 @@
 import { createHash } from 'node:crypto'
-import { AppError } from '@tollgate/core'
+import { AppError, isAppError } from '@tollgate/core'
 import { sql } from 'kysely'
-import { inTransaction } from '../db/in-transaction.js'
 import type { PayoutKind } from '../db/schema/payouts.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
-import { enqueueJob } from '../jobs/enqueue-job.js'
+import { notifyDueJob } from '../jobs/enqueue-job.js'
 import { merchantAccount, treasuryCustodyAccount } from '../ledger/chart-of-accounts.js'
-import { type LedgerCurrency, ledgerCurrencies, parseLedgerAmount } from '../ledger/ledger-currencies.js'
+import { getAccountBalance } from '../ledger/get-balances.js'
+import {
+  formatLedgerAmount,
+  type LedgerCurrency,
+  ledgerCurrencies,
+  parseLedgerAmount,
+} from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
-import { createPendingTransfer } from '../ledger/post-transaction.js'
+import { isLedgerOverdraft, isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import { findRecipient } from '../recipients/get-recipient.js'
 import type { RecipientRow } from '../recipients/recipient.js'
 import { sourceForTarget } from './exact-rate.js'
@@ -91,107 +96,12 @@ export async function createPayout(
     })
   }
   const plan = await planPayout(deps, input, recipient)
-  const merchant = await deps.db
-    .selectFrom('merchants')
-    .select('payout_daily_limit')
-    .where('id', '=', input.merchantId)
-    .executeTakeFirstOrThrow()
-  const dailyLimit =
-    merchant.payout_daily_limit === null
-      ? parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
-      : BigInt(merchant.payout_daily_limit)
-  // Counterparty accounts are created outside the transaction (never while holding its locks); a
-  // missing merchant account means a zero balance.
-  await ensureLedgerAccounts(deps, {
-    environment: input.environment,
-    refs: plan.legs.flatMap((leg) =>
-      [leg.debit, leg.credit]
-        .filter((code) => !code.startsWith('merchant:'))
-        .map((code) => ({ code, currency: leg.currency })),
-    ),
-  })
-  await assertMerchantAccount(deps, input, plan)
-
   const now = deps.clock.now()
   const id = deps.ids.create('po')
   const reference = request.reference ?? id.replace(/^po_/, 'PO-').toUpperCase()
-  const day = now.toISOString().slice(0, 10)
-  // The reservation's id is chosen here so the payout row is written with it, not updated after.
-  const ledgerTransactionId = deps.ids.create('ltx')
-  const outcome = await inTransaction(deps.db, async (trx) => {
-    const inserted = await trx
-      .insertInto('payouts')
-      .values({
-        id,
-        merchant_id: input.merchantId,
-        environment: input.environment,
-        reference,
-        request_hash: requestHash,
-        method: plan.kind === 'crypto' ? 'crypto' : 'fiat',
-        kind: plan.kind,
-        status: 'pending',
-        currency: plan.currency,
-        amount: plan.amount,
-        fee: plan.fee,
-        total: plan.amount + plan.fee,
-        target_currency: plan.targetCurrency,
-        target_amount: plan.targetAmount,
-        rate: plan.rate,
-        narration: request.narration ?? '',
-        recipient_id: recipient.id,
-        recipient: JSON.stringify({ id: recipient.id, type: recipient.type, details: recipient.details }),
-        channel: 'API',
-        quote_id: plan.quoteId,
-        webhook_url: request.webhookUrl ?? null,
-        response_format: input.format,
-        usd_equivalent: plan.usdEquivalent,
-        usage_day: day,
-        ledger_transaction_id: ledgerTransactionId,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.columns(['merchant_id', 'environment', 'reference']).doNothing())
-      .returningAll()
-      .executeTakeFirst()
-    if (!inserted) {
-      // Another request with this reference committed first (it held the key until then).
-      return { existing: await findByReference({ db: trx }, input, reference) }
-    }
-    if (plan.quoteId !== null) {
-      await claimQuote(trx, input, plan.quoteId, id, now)
-    }
-    // Backstop: if this process stops before handing the payout to its provider, the job does it.
-    await enqueueJob(trx, deps, {
-      kind: reconcilePayoutJob,
-      payload: { payoutId: id, attempt: 0 },
-      runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
-      key: `${id}:0`,
-    })
-    // The merchant's daily-usage row and ledger account are the contended rows: locked last, usage
-    // first (settlePayout's void takes them in the same order), so they are held for as few
-    // statements as possible before the commit. The ledger claims its idempotency key before it
-    // locks the accounts, and the payout row already carries the reservation's id, so the accounts
-    // are held for the counters, the transfers and the balance transactions only; a balance or
-    // limit refusal rolls everything back.
-    await reserveDailyUsage(trx, input, { day, amount: plan.usdEquivalent, limit: dailyLimit })
-    const ledger = await createPendingTransfer(
-      { db: trx, ids: deps.ids, clock: deps.clock },
-      {
-        environment: input.environment,
-        idempotencyKey: `payout:${id}`,
-        transactionId: ledgerTransactionId,
-        legs: plan.legs,
-        source: 'payout',
-        sourceId: id,
-        sourceReference: reference,
-        description: `Payout to ${recipient.label}`,
-      },
-    )
-    if (ledger.id !== ledgerTransactionId) {
-      throw new AppError('internal_error', { message: `payout ${id}: ledger key payout:${id} already used` })
-    }
-    const payout = inserted
-    return { payout }
+  const payout = { id, reference, requestHash, recipient, plan, now }
+  const outcome = await recordPayoutCreatingAccounts(deps, input, payout).catch(async (error: unknown) => {
+    throw isAppError(error, 'insufficient_balance') ? await describeShortfall(deps, input, plan) : error
   })
   if ('existing' in outcome) {
     if (!outcome.existing) {
@@ -200,6 +110,215 @@ export async function createPayout(
     return { payout: assertSameRequest(outcome.existing, requestHash), created: false }
   }
   return { payout: outcome.payout, created: true }
+}
+
+// The first payout to a counterparty account (treasury, fees) finds it missing: it is created outside
+// the transaction (never while holding its locks), and the transaction runs again. A merchant account
+// still missing then means a zero balance.
+async function recordPayoutCreatingAccounts(deps: Deps, input: CreatePayoutInput, payout: NewPayout) {
+  try {
+    return await recordPayout(deps, input, payout)
+  } catch (error) {
+    if (!isMissingLedgerAccount(error)) {
+      throw error
+    }
+  }
+  await ensureLedgerAccounts(deps, {
+    environment: input.environment,
+    refs: payout.plan.legs.flatMap((leg) =>
+      [leg.debit, leg.credit]
+        .filter((code) => !code.startsWith('merchant:'))
+        .map((code) => ({ code, currency: leg.currency })),
+    ),
+  })
+  return recordPayout(deps, input, payout).catch((error: unknown) => {
+    throw isMissingLedgerAccount(error) ? new AppError('insufficient_balance', { cause: error }) : error
+  })
+}
+
+// The refusal says what is available, read after the refused transaction rolled back.
+async function describeShortfall(deps: Deps, input: CreatePayoutInput, plan: Plan): Promise<AppError> {
+  const { available } = await getAccountBalance(deps, {
+    environment: input.environment,
+    code: merchantAccount(input.merchantId),
+    currency: plan.currency,
+  })
+  const shown = formatLedgerAmount(available > 0n ? available : 0n, plan.currency)
+  const required = formatLedgerAmount(plan.amount + plan.fee, plan.currency)
+  return new AppError('insufficient_balance', {
+    message: `Insufficient ${plan.currency} balance: ${shown} available, ${required} required`,
+    context: { param: 'amount', details: { currency: plan.currency, available: shown, required } },
+  })
+}
+
+type NewPayout = {
+  id: string
+  reference: string
+  requestHash: string
+  recipient: RecipientRow
+  plan: Plan
+  now: Date
+}
+
+// One autocommit statement records the payout: its quote's claim, the daily-usage count, the
+// ledger reserve (a pending debit of amount + fee), the payout row and its backstop job. The
+// merchant's usage row and ledger account, which every payout of the merchant locks, are taken in
+// it (usage first, then the accounts in id order, as settlePayout's void) and released by its own
+// commit, with no round trip to this process in between. Each refusal writes nothing: the account's
+// CHECK constraint refuses an overdraft and a second payout with the reference fails the unique
+// index (both abort the statement); a used quote or the limit leave the gates below empty. Throws
+// isMissingLedgerAccount's error, having written nothing, when a ledger account does not exist yet.
+async function recordPayout(
+  deps: Deps,
+  input: CreatePayoutInput,
+  payout: NewPayout,
+): Promise<{ payout: PayoutRow } | { existing: PayoutRow | undefined }> {
+  const { id, reference, plan, recipient, now } = payout
+  const ledgerTransactionId = deps.ids.create('ltx')
+  const row = {
+    id,
+    merchant_id: input.merchantId,
+    environment: input.environment,
+    reference,
+    request_hash: payout.requestHash,
+    method: plan.kind === 'crypto' ? 'crypto' : 'fiat',
+    kind: plan.kind,
+    status: 'pending',
+    currency: plan.currency,
+    amount: String(plan.amount),
+    fee: String(plan.fee),
+    total: String(plan.amount + plan.fee),
+    target_currency: plan.targetCurrency,
+    target_amount: String(plan.targetAmount),
+    rate: plan.rate,
+    narration: input.request.narration ?? '',
+    recipient_id: recipient.id,
+    recipient: { id: recipient.id, type: recipient.type, details: recipient.details },
+    channel: 'API',
+    quote_id: plan.quoteId,
+    webhook_url: input.request.webhookUrl ?? null,
+    response_format: input.format,
+    usd_equivalent: String(plan.usdEquivalent),
+    usage_day: now.toISOString().slice(0, 10),
+    // The reservation's id is chosen here so the payout row is written with it, not updated after.
+    ledger_transaction_id: ledgerTransactionId,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  }
+  const columns = sql.join(Object.keys(row).map((column) => sql.ref(column)))
+  const fromRecord = sql.join(Object.keys(row).map((column) => sql.ref(`r.${column}`)))
+  const { ctes } = toPostingCtes(deps, {
+    environment: input.environment,
+    idempotencyKey: `payout:${id}`,
+    transactionId: ledgerTransactionId,
+    pending: true,
+    legs: plan.legs,
+    source: 'payout',
+    sourceId: id,
+    sourceReference: reference,
+    description: `Payout to ${recipient.label}`,
+    gate: 'payout_usage',
+  })
+  const amount = plan.usdEquivalent
+  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
+  // A quote pays once: claimed by one conditional update, which gates everything after it.
+  const quote =
+    plan.quoteId === null
+      ? sql`payout_quote as (select 1 as claimed)`
+      : sql`payout_quote as (
+          update payout_quotes set payout_id = ${id}::text, used_at = ${now}::timestamptz
+          where id = ${plan.quoteId}::text and merchant_id = ${input.merchantId}::text
+            and environment = ${input.environment}::text and payout_id is null and expires_at > ${now}::timestamptz
+          returning 1 as claimed
+        )`
+  // Backstop: if this process stops before handing the payout to its provider, the job does it.
+  const job = {
+    id: deps.ids.create('job'),
+    kind: reconcilePayoutJob,
+    key: `${id}:0`,
+    payload: JSON.stringify({ payoutId: id, attempt: 0 }),
+    runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
+  }
+  type Result = PayoutRow & {
+    daily_limit: string
+    quote_claimed: string
+    reserved: string
+    notified: string | null
+  }
+  let result: Result | undefined
+  try {
+    const { rows } = await sql<Result>`with ${quote},
+      payout_limit as (
+        select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
+          ${defaultLimit}::numeric) as daily_limit
+      ),
+      payout_usage as (
+        insert into payout_daily_usage (merchant_id, environment, day, used)
+        select ${input.merchantId}::text, ${input.environment}::text, ${row.usage_day}::text, ${amount}::numeric
+        from payout_limit, payout_quote
+        where ${amount}::numeric <= daily_limit
+        on conflict (merchant_id, environment, day) do update
+        set used = payout_daily_usage.used + excluded.used
+        where payout_daily_usage.used + excluded.used <= (select daily_limit from payout_limit)
+        returning used
+      ),
+      ${ctes},
+      payout_row as (
+        insert into payouts (${columns})
+        select ${fromRecord}
+        from ledger_claimed, json_populate_record(null::payouts, ${JSON.stringify(row)}::json) r
+        returning *
+      ),
+      payout_job as (
+        insert into jobs (id, kind, key, payload, run_at, created_at, updated_at)
+        select ${job.id}::text, ${job.kind}::text, ${job.key}::text, ${job.payload}::jsonb,
+          ${job.runAt}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+        from payout_row
+        on conflict (kind, key) where key is not null and status in ('queued', 'running') do nothing
+        returning kind, run_at
+      )
+      select p.*, (select daily_limit from payout_limit) as daily_limit,
+        (select count(*) from payout_quote) as quote_claimed,
+        (select count(*) from payout_usage) as reserved,
+        (select ${notifyDueJob(deps)} from payout_job) as notified
+      from (select 1) one
+      left join payout_row p on true`.execute(deps.db)
+    result = rows[0]
+  } catch (error) {
+    if (isLedgerOverdraft(error)) {
+      throw new AppError('insufficient_balance', { cause: error })
+    }
+    if (isDuplicateReference(error)) {
+      // Another request with this reference committed first (the unique index held it until then).
+      return { existing: await findByReference(deps, input, reference) }
+    }
+    throw error
+  }
+  if (Number(result?.quote_claimed ?? 0) !== 1 && plan.quoteId !== null) {
+    throw await quoteRefusal(deps, plan.quoteId)
+  }
+  if (Number(result?.reserved ?? 0) !== 1) {
+    throw new AppError('daily_limit_exceeded', {
+      message: 'This payout would exceed the daily payout limit',
+      context: { param: 'amount', details: { limitUsd: formatUsd(BigInt(result?.daily_limit ?? 0)) } },
+    })
+  }
+  if (result?.id !== id) {
+    throw new AppError('internal_error', { message: `payout ${id}: ledger key payout:${id} already used` })
+  }
+  const {
+    daily_limit: _limit,
+    quote_claimed: _quote,
+    reserved: _reserved,
+    notified: _notified,
+    ...inserted
+  } = result
+  return { payout: inserted as PayoutRow }
+}
+
+function isDuplicateReference(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown }
+  return e.code === '23505' && e.constraint === 'payouts_reference_idx'
 }
 
 async function planPayout(deps: Deps, input: CreatePayoutInput, recipient: RecipientRow): Promise<Plan> {
@@ -407,93 +526,23 @@ function parseAmount(value: string, currency: LedgerCurrency, param: string): bi
   }
 }
 
-async function assertMerchantAccount(deps: Deps, input: CreatePayoutInput, plan: Plan): Promise<void> {
-  const account = await deps.db
-    .selectFrom('ledger_accounts')
-    .select('id')
-    .where('environment', '=', input.environment)
-    .where('code', '=', merchantAccount(input.merchantId))
-    .where('currency', '=', plan.currency)
-    .executeTakeFirst()
-  if (!account) {
-    throw new AppError('insufficient_balance', {
-      message: `Insufficient ${plan.currency} balance`,
-      context: { param: 'amount' },
-    })
-  }
-}
-
-async function claimQuote(
-  trx: Deps['db'],
-  input: CreatePayoutInput,
-  quoteId: string,
-  payoutId: string,
-  now: Date,
-): Promise<void> {
-  const claimed = await trx
-    .updateTable('payout_quotes')
-    .set({ payout_id: payoutId, used_at: now })
-    .where('id', '=', quoteId)
-    .where('merchant_id', '=', input.merchantId)
-    .where('environment', '=', input.environment)
-    .where('payout_id', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('id')
-    .executeTakeFirst()
-  if (claimed) {
-    return
-  }
-  const quote = await trx
+// Why a quote's claim found nothing: it was used by another payout, or it expired.
+async function quoteRefusal(deps: Deps, quoteId: string): Promise<AppError> {
+  const quote = await deps.db
     .selectFrom('payout_quotes')
     .select(['payout_id', 'expires_at'])
     .where('id', '=', quoteId)
     .executeTakeFirstOrThrow()
   if (quote.payout_id !== null) {
-    throw new AppError('quote_already_used', {
+    return new AppError('quote_already_used', {
       message: `Quote ${quoteId} was already used by payout ${quote.payout_id}`,
       context: { param: 'quoteId' },
     })
   }
-  throw new AppError('quote_expired', {
+  return new AppError('quote_expired', {
     message: `Quote ${quoteId} expired at ${quote.expires_at.toISOString()}; ask for a new one`,
     context: { param: 'quoteId' },
   })
-}
-
-// One conditional upsert: Postgres re-checks the condition on the locked row, so concurrent payouts
-// never push a day past its limit.
-async function reserveDailyUsage(
-  trx: Deps['db'],
-  input: CreatePayoutInput,
-  usage: { day: string; amount: bigint; limit: bigint },
-): Promise<void> {
-  const exceeded = () =>
-    new AppError('daily_limit_exceeded', {
-      message: 'This payout would exceed the daily payout limit',
-      context: { param: 'amount', details: { limitUsd: formatUsd(usage.limit) } },
-    })
-  if (usage.amount > usage.limit) {
-    throw exceeded()
-  }
-  const row = await trx
-    .insertInto('payout_daily_usage')
-    .values({
-      merchant_id: input.merchantId,
-      environment: input.environment,
-      day: usage.day,
-      used: usage.amount,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['merchant_id', 'environment', 'day'])
-        .doUpdateSet({ used: sql`payout_daily_usage.used + excluded.used` })
-        .where(sql<boolean>`payout_daily_usage.used + excluded.used <= ${usage.limit.toString()}::numeric`),
-    )
-    .returning('used')
-    .executeTakeFirst()
-  if (!row) {
-    throw exceeded()
-  }
 }
 
 function formatUsd(micro: bigint): string {

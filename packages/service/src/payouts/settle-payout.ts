@@ -3,7 +3,7 @@ import { inTransaction } from '../db/in-transaction.js'
 import type { Deps } from '../deps.js'
 import { emitEvent } from '../events/emit-event.js'
 import type { EventType } from '../events/event-types.js'
-import { postPendingTransaction, voidPendingTransaction } from '../ledger/resolve-pending.js'
+import { resolvePendingTransactionAtOnce } from '../ledger/resolve-pending-at-once.js'
 import type { Db } from '../rails/types.js'
 import { type PayoutRow, toPayoutResponse } from './payout.js'
 
@@ -79,13 +79,11 @@ export async function settlePayout(
       outcome.status === 'success' ? 'payout.success' : 'payout.failed',
     )
     // The merchant's daily-usage row and ledger account are the rows every payout of the merchant
-    // locks: touched last (in the order createPayout locks them: usage, then accounts), so they are
-    // held only until the commit right after.
+    // locks: touched last (in the order createPayout locks them: usage, then accounts), and the ledger
+    // in one statement, so they are held only for that round trip and the commit right after.
     const ledger = { db: trx, ids: deps.ids, clock: deps.clock }
     const target = { environment: payout.environment, transactionId: ledgerTransactionId }
-    if (outcome.status === 'success') {
-      await postPendingTransaction(ledger, target)
-    } else {
+    if (outcome.status === 'failed') {
       await trx
         .updateTable('payout_daily_usage')
         .set((eb) => ({ used: eb('used', '-', payout.usd_equivalent) }))
@@ -93,8 +91,8 @@ export async function settlePayout(
         .where('environment', '=', payout.environment)
         .where('day', '=', payout.usage_day)
         .execute()
-      await voidPendingTransaction(ledger, target)
     }
+    await resolvePendingTransactionAtOnce(ledger, target, outcome.status === 'success' ? 'post' : 'void')
     return updated
   })
 }
