@@ -103,7 +103,10 @@ export function toInsertJobsQuery(db: Db, deps: Pick<Deps, 'ids' | 'clock'>, inp
       oc
         .columns(['kind', 'key'])
         .where('key', 'is not', null)
-        .where('status', 'in', ['queued', 'running'])
+        // Literal, not parameters: the partial unique index is found by proving this predicate
+        // implies the index's, which a generic plan of a prepared statement (PGlite's dialect
+        // prepares) cannot do with parameters ("no unique or exclusion constraint matching").
+        .where(sql<boolean>`status in ('queued', 'running')`)
         .doNothing(),
     )
     .returning(['id', 'kind', 'run_at'])
