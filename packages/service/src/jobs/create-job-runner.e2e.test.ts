@@ -41,6 +41,15 @@ describeEachDatabase(
       expect((await jobRows()).map((j) => j.kind)).toEqual(['t.other'])
     })
 
+    test('behavior: keyed enqueues keep deduplicating past the sixth run of their statement (a generic plan of a prepared statement)', async () => {
+      const clock = { now: () => new Date() }
+      for (let i = 0; i < 8; i++) {
+        expect(await enqueueJob(db, { ids, clock }, { kind: 't.keyed', key: `k${i}` })).not.toBeNull()
+        expect(await enqueueJob(db, { ids, clock }, { kind: 't.keyed', key: `k${i}` })).toBeNull()
+      }
+      expect(await jobRows()).toHaveLength(8)
+    })
+
     test('behavior: a NOTIFY wakes a started runner long before its poll interval', async () => {
       const seen: string[] = []
       const r = runner({ notifications: opened.notifications, pollMs: 120_000 })

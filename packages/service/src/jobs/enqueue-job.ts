@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { JobStatus } from '../db/schema/jobs-events.js'
 import type { Deps } from '../deps.js'
 import type { Db } from '../rails/types.js'
 
@@ -103,10 +104,10 @@ export function toInsertJobsQuery(db: Db, deps: Pick<Deps, 'ids' | 'clock'>, inp
       oc
         .columns(['kind', 'key'])
         .where('key', 'is not', null)
-        // Literal, not parameters: the partial unique index is found by proving this predicate
-        // implies the index's, which a generic plan of a prepared statement (PGlite's dialect
-        // prepares) cannot do with parameters ("no unique or exclusion constraint matching").
-        .where(sql<boolean>`status in ('queued', 'running')`)
+        // Literals, not parameters: the arbiter index is inferred at planning, and a generic plan of
+        // a prepared statement (the PGlite dialect's, from the sixth run) cannot match a partial
+        // index's predicate against parameters ("no unique or exclusion constraint matching").
+        .where('status', 'in', [sql.lit<JobStatus>('queued'), sql.lit<JobStatus>('running')])
         .doNothing(),
     )
     .returning(['id', 'kind', 'run_at'])
