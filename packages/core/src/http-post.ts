@@ -16,6 +16,14 @@ export class HttpPostTimeoutError extends Error {
   override name = 'HttpPostTimeoutError'
 }
 
+/** A response whose body passed `maxResponseBytes`; the connection is dropped, never read to the end. */
+export class HttpPostResponseTooLargeError extends Error {
+  override name = 'HttpPostResponseTooLargeError'
+}
+
+/** Default of {@link HttpPostOptions.maxResponseBytes}: 64 MiB, room for a large `eth_getLogs` or `getProgramAccounts`. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
 /** Options of {@link createHttpPost}. */
 export type HttpPostOptions = {
   headers?: Record<string, string> | undefined
@@ -24,6 +32,12 @@ export type HttpPostOptions = {
   tls?: Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized'> | undefined
   /** Keep-alive connections to the endpoint (default 8). */
   connections?: number
+  /**
+   * Largest response body accepted, in bytes (default {@link DEFAULT_MAX_RESPONSE_BYTES}). A node
+   * that answers more (a misbehaving or hostile endpoint) gets its connection closed and the call
+   * fails with {@link HttpPostResponseTooLargeError}, so one answer cannot take the process's memory.
+   */
+  maxResponseBytes?: number
 }
 
 /**
@@ -63,17 +77,22 @@ export function createHttpPost(
     ...(options.tls ? { connect: { ...options.tls } } : {}),
   })
   const path = `${target.pathname}${target.search}`
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
 
   // The dispatcher API hands the body over as buffers: no Readable stream per response, which was
   // most of `pool.request`'s cost here.
   const dispatch = (body: string) =>
     new Promise<HttpResponse>((resolve, reject) => {
       const chunks: Buffer[] = []
+      let received = 0
+      let abort: (error?: Error) => void = () => {}
       let head: Omit<HttpResponse, 'text'> = { status: 0, statusText: '', headers: {} }
       pool.dispatch(
         { origin: target.origin, path, method: 'POST', headers, body },
         {
-          onConnect() {},
+          onConnect(abortRequest) {
+            abort = abortRequest
+          },
           onHeaders(status, rawHeaders, _resume, statusText) {
             const responseHeaders: Record<string, string> = {}
             for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
@@ -82,9 +101,20 @@ export function createHttpPost(
               responseHeaders[name] = name in responseHeaders ? `${responseHeaders[name]}, ${value}` : value
             }
             head = { status, statusText: statusText || (STATUS_TEXT[status] ?? ''), headers: responseHeaders }
+            const declared = Number(responseHeaders['content-length'])
+            if (declared > maxResponseBytes) {
+              abort(tooLarge(declared))
+              return false
+            }
             return true
           },
           onData(chunk) {
+            received += chunk.length
+            if (received > maxResponseBytes) {
+              chunks.length = 0
+              abort(tooLarge(received))
+              return false
+            }
             chunks.push(chunk)
             return true
           },
@@ -97,6 +127,11 @@ export function createHttpPost(
         },
       )
     })
+
+  const tooLarge = (bytes: number) =>
+    new HttpPostResponseTooLargeError(
+      `RPC response of ${bytes} bytes or more passes the limit of ${maxResponseBytes} bytes`,
+    )
 
   const send = async (body: string, retry: boolean): Promise<HttpResponse> => {
     try {
