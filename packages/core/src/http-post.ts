@@ -3,6 +3,8 @@
 import type { ConnectionOptions } from 'node:tls'
 import { errors, Pool } from 'undici'
 
+export { type BatchQueue, type BatchQueueOptions, createBatchQueue } from './batch-queue.js'
+
 /** An HTTP response with its body as text. */
 export type HttpResponse = {
   status: number

@@ -7,7 +7,7 @@ import {
   SolanaError,
   type SolanaRpcApi,
 } from '@solana/kit'
-import { createHttpPost, type HttpPostOptions } from '@tollgate/core/http-post'
+import { createBatchQueue, createHttpPost, type HttpPostOptions } from '@tollgate/core/http-post'
 
 /** Options of {@link createSolanaRpcClient}. */
 export type SolanaRpcClientOptions = {
@@ -44,46 +44,16 @@ export function createSolanaRpcClient(url: string, options: SolanaRpcClientOptio
 }
 
 function createBatchingTransport(url: string, options: SolanaRpcClientOptions): RpcTransport {
-  // Drops to 1 for good when the node turns batches down (some providers' plans do).
-  let maxRequests = Math.max(1, options.maxBatchRequests ?? 32)
-  const maxBytes = options.maxBatchBytes ?? 40_000
   const post = createPoster(url, options)
-  const maxInFlight = Math.max(1, options.maxConcurrentRequests ?? 4)
-  let queue: Pending[] = []
-  let scheduled = false
-  let inFlight = 0
-
-  const schedule = () => {
-    if (!scheduled && queue.length > 0 && inFlight < maxInFlight) {
-      scheduled = true
-      setImmediate(flush)
-    }
-  }
-
-  // Sends the queue as batches while fewer than maxInFlight requests are out; calls arriving
-  // meanwhile wait for the next free slot, so batches grow with load instead of requests.
-  const flush = () => {
-    scheduled = false
-    while (queue.length > 0 && inFlight < maxInFlight) {
-      let end = 0
-      let bytes = 2
-      while (end < queue.length && end < maxRequests) {
-        const size = (queue[end] as Pending).body.length + 1
-        if (end > 0 && bytes + size > maxBytes) {
-          break
-        }
-        bytes += size
-        end++
-      }
-      const calls = queue.slice(0, end)
-      queue = queue.slice(end)
-      inFlight++
-      void send(calls).finally(() => {
-        inFlight--
-        schedule()
-      })
-    }
-  }
+  // Calls beyond maxConcurrentRequests wait for a free slot and join the next batch, so batches
+  // grow with load instead of requests. Stops batching for good when the node turns batches down.
+  const queue = createBatchQueue<Pending>({
+    maxItems: options.maxBatchRequests ?? 32,
+    maxBytes: options.maxBatchBytes ?? 40_000,
+    maxInFlight: options.maxConcurrentRequests ?? 4,
+    sizeOf: (call) => call.body.length,
+    send: (calls) => send(calls),
+  })
 
   const send = async (calls: Pending[]): Promise<void> => {
     const single = calls.length === 1
@@ -99,7 +69,7 @@ function createBatchingTransport(url: string, options: SolanaRpcClientOptions): 
       // A node that does not serve batches answers one error object, or an HTTP client error:
       // resend each call alone (they are all safe to repeat) and stop batching.
       if (!single && !Array.isArray(parsed)) {
-        maxRequests = 1
+        queue.stopBatching()
         await Promise.all(calls.map((call) => send([call])))
         return
       }
@@ -137,7 +107,6 @@ function createBatchingTransport(url: string, options: SolanaRpcClientOptions): 
       }
       signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
       queue.push(call)
-      schedule()
     })) as RpcTransport
 }
 

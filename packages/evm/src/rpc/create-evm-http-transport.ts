@@ -1,4 +1,5 @@
 import {
+  createBatchQueue,
   createHttpPost,
   type HttpPostOptions,
   HttpPostTimeoutError,
@@ -93,30 +94,13 @@ function createBatchingSender(
   url: string,
   options: EvmHttpTransportOptions,
 ): (body: RpcBody) => Promise<unknown> {
-  // Drops to 1 for good when the node turns batches down (some providers' plans do).
-  let maxRequests = Math.max(1, options.maxBatchRequests ?? 32)
-  const maxBytes = options.maxBatchBytes ?? 100_000
-  let queue: Pending[] = []
-  let scheduled = false
-
-  const flush = () => {
-    scheduled = false
-    while (queue.length > 0) {
-      let end = 0
-      let bytes = 2
-      while (end < queue.length && end < maxRequests) {
-        const size = (queue[end] as Pending).json.length + 1
-        if (end > 0 && bytes + size > maxBytes) {
-          break
-        }
-        bytes += size
-        end++
-      }
-      const calls = queue.slice(0, end)
-      queue = queue.slice(end)
-      void sendCalls(calls)
-    }
-  }
+  // Stops batching for good when the node turns batches down (some providers' plans do).
+  const queue = createBatchQueue<Pending>({
+    maxItems: options.maxBatchRequests ?? 32,
+    maxBytes: options.maxBatchBytes ?? 100_000,
+    sizeOf: (call) => call.json.length,
+    send: (calls) => sendCalls(calls),
+  })
 
   const sendCalls = async (calls: Pending[]): Promise<void> => {
     const single = calls.length === 1 ? (calls[0] as Pending) : undefined
@@ -131,7 +115,7 @@ function createBatchingSender(
       // A node that does not serve batches answers one object or an HTTP client error: resend each
       // call alone (the relayer's and verifier's calls are all safe to repeat) and stop batching.
       if (isBatchRefusal(status) || (isOk(status) && !Array.isArray(answer.data))) {
-        maxRequests = 1
+        queue.stopBatching()
         await Promise.all(calls.map((call) => sendCalls([call])))
         return
       }
@@ -159,10 +143,6 @@ function createBatchingSender(
   return (body) =>
     new Promise((resolve, reject) => {
       queue.push({ body, json: stringify(body), resolve, reject })
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(flush)
-      }
     })
 }
 
