@@ -168,9 +168,11 @@ export function createChainRails(
   }
   sender.onSettled(async (db, send) => {
     if (send.status === 'confirmed' && send.idempotencyKey.startsWith('sweep:')) {
-      const network = chains.get(send.environment, send.chain)?.network
-      if (network) {
-        hub.swept?.raise(network)
+      // Only the Solana watcher reads it: it notices transfers by balance, which a sweep and a
+      // same-amount deposit between two polls leave unchanged; the EVM watcher reads logs.
+      const entry = chains.get(send.environment, send.chain)
+      if (entry?.family === 'solana') {
+        hub.swept?.raise(entry.network)
       }
     }
     await postSweepLedger(deps, db, chains, send)
