@@ -223,20 +223,30 @@ async function finishFiat() {
 }
 
 // Samples pg_stat_activity every 100 ms (PostgreSQL only) until stopped.
-let lockSampler: { stop: () => Promise<{ busy: number; waitingForLock: number }> } | undefined
+type LockWaits = { busy: number; waitingForLock: number; waitingIn: Record<string, number> }
+let lockSampler: { stop: () => Promise<LockWaits> } | undefined
 function sampleLockWaits() {
   const db = need().opened.db
   const samples: { busy: number; waitingForLock: number }[] = []
+  // Which statements wait, by their first words (after the CTE names): summed over the samples.
+  const waitingIn: Record<string, number> = {}
   let running = true
   const loop = (async () => {
     while (running) {
-      const { rows } = await sql<{ busy: string; waiting: string }>`
-        select count(*) filter (where state <> 'idle') as busy,
-               count(*) filter (where wait_event_type = 'Lock') as waiting
+      const { rows } = await sql<{ state: string | null; wait: string | null; query: string }>`
+        select state, wait_event_type as wait, left(query, 200) as query
         from pg_stat_activity
         where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
       `.execute(db)
-      samples.push({ busy: Number(rows[0]?.busy ?? 0), waitingForLock: Number(rows[0]?.waiting ?? 0) })
+      const waiting = rows.filter((r) => r.wait === 'Lock')
+      for (const r of waiting) {
+        const what = describeWaiting(r.query)
+        waitingIn[what] = (waitingIn[what] ?? 0) + 1
+      }
+      samples.push({
+        busy: rows.filter((r) => r.state !== null && r.state !== 'idle').length,
+        waitingForLock: waiting.length,
+      })
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   })()
@@ -246,9 +256,34 @@ function sampleLockWaits() {
       await loop
       const mean = (f: (x: (typeof samples)[number]) => number) =>
         Math.round((samples.reduce((sum, x) => sum + f(x), 0) / Math.max(1, samples.length)) * 100) / 100
-      return { busy: mean((x) => x.busy), waitingForLock: mean((x) => x.waitingForLock) }
+      const perSample = Object.fromEntries(
+        Object.entries(waitingIn).map(([k, n]) => [
+          k,
+          Math.round((n / Math.max(1, samples.length)) * 100) / 100,
+        ]),
+      )
+      return {
+        busy: mean((x) => x.busy),
+        waitingForLock: mean((x) => x.waitingForLock),
+        waitingIn: perSample,
+      }
     },
   }
+}
+
+// A waiting statement named by what it is: the payout reserve (one or a batch), the settlement's ledger
+// post, or its first words.
+function describeWaiting(query: string): string {
+  if (query.includes('ledger_batch_tx')) {
+    return 'reserve (batch)'
+  }
+  if (query.includes('payout_usage')) {
+    return 'reserve'
+  }
+  if (query.includes('ledger_target')) {
+    return 'post/void'
+  }
+  return query.replace(/\s+/g, ' ').trim().slice(0, 40)
 }
 
 const calls: Record<string, (...args: never[]) => unknown> = {

@@ -15,9 +15,11 @@ import {
 } from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
+import { toPostingBatchCtes } from '../ledger/posting-batch-ctes.js'
 import { isLedgerOverdraft, isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import { findRecipient } from '../recipients/get-recipient.js'
 import type { RecipientRow } from '../recipients/recipient.js'
+import { createCoalescer } from './coalesce.js'
 import { sourceForTarget } from './exact-rate.js'
 import type { PayoutRow } from './payout.js'
 import { findPayoutFee } from './payout-fee.js'
@@ -100,7 +102,7 @@ export async function createPayout(
   const id = deps.ids.create('po')
   const reference = request.reference ?? id.replace(/^po_/, 'PO-').toUpperCase()
   const payout = { id, reference, requestHash, recipient, plan, now }
-  const outcome = await recordPayoutCreatingAccounts(deps, input, payout).catch(async (error: unknown) => {
+  const outcome = await reservePayout(deps, input, payout).catch(async (error: unknown) => {
     throw isAppError(error, 'insufficient_balance') ? await describeShortfall(deps, input, plan) : error
   })
   if ('existing' in outcome) {
@@ -110,6 +112,32 @@ export async function createPayout(
     return { payout: assertSameRequest(outcome.existing, requestHash), created: false }
   }
   return { payout: outcome.payout, created: true }
+}
+
+type Outcome = { payout: PayoutRow } | { existing: PayoutRow | undefined }
+type Reserve = { deps: Deps; input: CreatePayoutInput; payout: NewPayout }
+
+// One coalescer per database handle (so per process and per test harness).
+const coalescers = new WeakMap<object, (key: string, item: Reserve) => Promise<Outcome>>()
+
+// Reserves of one merchant queue behind each other in this process and run as batches, one statement
+// and one lock of the merchant's rows per batch (docs/payouts.md "Coalesced reserves"). A payout with
+// a quote runs on its own (its claim is its own gate). The database stays the arbiter: the batch's
+// statement checks the limit and the balance on the batch's total, and a refused batch runs each
+// payout alone, so each gets its own answer, and other processes are serialised by the row locks.
+function reservePayout(deps: Deps, input: CreatePayoutInput, payout: NewPayout): Promise<Outcome> {
+  if (payout.plan.quoteId !== null) {
+    return recordPayoutCreatingAccounts(deps, input, payout)
+  }
+  let coalesce = coalescers.get(deps.db)
+  if (!coalesce) {
+    coalesce = createCoalescer<Reserve, Outcome>({
+      one: (r) => recordPayoutCreatingAccounts(r.deps, r.input, r.payout),
+      many: (batch) => recordPayoutBatch(batch),
+    })
+    coalescers.set(deps.db, coalesce)
+  }
+  return coalesce(`${input.merchantId}|${input.environment}`, { deps, input, payout })
 }
 
 // The first payout to a counterparty account (treasury, fees) finds it missing: it is created outside
@@ -168,11 +196,7 @@ type NewPayout = {
 // CHECK constraint refuses an overdraft and a second payout with the reference fails the unique
 // index (both abort the statement); a used quote or the limit leave the gates below empty. Throws
 // isMissingLedgerAccount's error, having written nothing, when a ledger account does not exist yet.
-async function recordPayout(
-  deps: Deps,
-  input: CreatePayoutInput,
-  payout: NewPayout,
-): Promise<{ payout: PayoutRow } | { existing: PayoutRow | undefined }> {
+function toPayoutRecord(deps: Deps, input: CreatePayoutInput, payout: NewPayout) {
   const { id, reference, plan, recipient, now } = payout
   const ledgerTransactionId = deps.ids.create('ltx')
   const row = {
@@ -205,20 +229,36 @@ async function recordPayout(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   }
-  const columns = sql.join(Object.keys(row).map((column) => sql.ref(column)))
-  const fromRecord = sql.join(Object.keys(row).map((column) => sql.ref(`r.${column}`)))
-  const { ctes } = toPostingCtes(deps, {
+  const posting = {
     environment: input.environment,
     idempotencyKey: `payout:${id}`,
     transactionId: ledgerTransactionId,
     pending: true,
     legs: plan.legs,
-    source: 'payout',
+    source: 'payout' as const,
     sourceId: id,
     sourceReference: reference,
     description: `Payout to ${recipient.label}`,
-    gate: 'payout_usage',
-  })
+  }
+  // Backstop: if this process stops before handing the payout to its provider, the job does it.
+  const job = {
+    id: deps.ids.create('job'),
+    kind: reconcilePayoutJob,
+    key: `${id}:0`,
+    payload: JSON.stringify({ payoutId: id, attempt: 0 }),
+    runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
+  }
+  return { row, posting, job }
+}
+
+const payoutColumns = (row: object) => sql.join(Object.keys(row).map((column) => sql.ref(column)))
+
+async function recordPayout(deps: Deps, input: CreatePayoutInput, payout: NewPayout): Promise<Outcome> {
+  const { id, reference, plan, now } = payout
+  const { row, posting, job } = toPayoutRecord(deps, input, payout)
+  const columns = payoutColumns(row)
+  const fromRecord = sql.join(Object.keys(row).map((column) => sql.ref(`r.${column}`)))
+  const { ctes } = toPostingCtes(deps, { ...posting, gate: 'payout_usage' })
   const amount = plan.usdEquivalent
   const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
   // A quote pays once: claimed by one conditional update, which gates everything after it.
@@ -231,14 +271,6 @@ async function recordPayout(
             and environment = ${input.environment}::text and payout_id is null and expires_at > ${now}::timestamptz
           returning 1 as claimed
         )`
-  // Backstop: if this process stops before handing the payout to its provider, the job does it.
-  const job = {
-    id: deps.ids.create('job'),
-    kind: reconcilePayoutJob,
-    key: `${id}:0`,
-    payload: JSON.stringify({ payoutId: id, attempt: 0 }),
-    runAt: new Date(now.getTime() + deps.settings.payouts.submitGraceMs),
-  }
   type Result = PayoutRow & {
     daily_limit: string
     quote_claimed: string
@@ -314,6 +346,88 @@ async function recordPayout(
     ...inserted
   } = result
   return { payout: inserted as PayoutRow }
+}
+
+// The reserves of one merchant and environment that waited together, recorded by one autocommit
+// statement: the daily usage counts the batch's total, the ledger reserves every payout's amount + fee
+// (its own ledger transaction, toPostingBatchCtes: the merchant's account locked and moved once), and
+// the payout rows and their backstop jobs are inserted. All or none: when the total passes the limit
+// (nothing written), the balance does not cover it, a reference is taken, or an account is missing
+// (the statement fails, writing nothing), it answers undefined and each payout runs alone.
+async function recordPayoutBatch(batch: Reserve[]): Promise<Outcome[] | undefined> {
+  const first = batch[0]
+  if (!first) {
+    return []
+  }
+  const { deps, input } = first
+  const records = batch.map((r) => toPayoutRecord(deps, r.input, r.payout))
+  const day = records[0]?.row.usage_day ?? ''
+  if (records.some((r) => r.row.usage_day !== day)) {
+    return undefined
+  }
+  const amount = batch.reduce((sum, r) => sum + r.payout.plan.usdEquivalent, 0n)
+  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
+  const ledger = toPostingBatchCtes(deps, {
+    environment: input.environment,
+    transactions: records.map((r) => r.posting),
+    gate: 'payout_usage',
+  })
+  const rows = records.map((r) => r.row)
+  const jobs = records.map(({ job }) => ({
+    id: job.id,
+    kind: job.kind,
+    key: job.key,
+    payload: JSON.parse(job.payload) as unknown,
+    run_at: job.runAt.toISOString(),
+  }))
+  const now = deps.clock.now()
+  const columns = payoutColumns(records[0]?.row ?? {})
+  const fromRecord = sql.join(Object.keys(records[0]?.row ?? {}).map((column) => sql.ref(`r.${column}`)))
+  try {
+    const { rows: inserted } = await sql<PayoutRow & { notified: string | null }>`with
+      payout_limit as (
+        select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
+          ${defaultLimit}::numeric) as daily_limit
+      ),
+      payout_usage as (
+        insert into payout_daily_usage (merchant_id, environment, day, used)
+        select ${input.merchantId}::text, ${input.environment}::text, ${day}::text, ${amount}::numeric
+        from payout_limit
+        where ${amount}::numeric <= daily_limit
+        on conflict (merchant_id, environment, day) do update
+        set used = payout_daily_usage.used + excluded.used
+        where payout_daily_usage.used + excluded.used <= (select daily_limit from payout_limit)
+        returning used
+      ),
+      ${ledger},
+      payout_rows as (
+        insert into payouts (${columns})
+        select ${fromRecord}
+        from json_populate_recordset(null::payouts, ${JSON.stringify(rows)}::json) r
+        where (select count(*) from ledger_batch_claimed) = ${batch.length}::int
+        returning *
+      ),
+      payout_jobs as (
+        insert into jobs (id, kind, key, payload, run_at, created_at, updated_at)
+        select j.id, j.kind, j.key, j.payload, j.run_at, ${now}::timestamptz, ${now}::timestamptz
+        from json_to_recordset(${JSON.stringify(jobs)}::json)
+          as j (id text, kind text, key text, payload jsonb, run_at timestamptz)
+        where exists (select 1 from payout_rows)
+        on conflict (kind, key) where key is not null and status in ('queued', 'running') do nothing
+        returning kind, run_at
+      )
+      select p.*, (select string_agg((${notifyDueJob(deps)})::text, '') from payout_jobs) as notified
+      from payout_rows p`.execute(deps.db)
+    if (inserted.length !== batch.length) {
+      return undefined
+    }
+    const byId = new Map(inserted.map(({ notified: _notified, ...row }) => [row.id, row as PayoutRow]))
+    const outcomes = batch.map((r) => byId.get(r.payout.id))
+    return outcomes.every((p) => p !== undefined) ? outcomes.map((p) => ({ payout: p })) : undefined
+  } catch {
+    // Overdraft, a taken reference, a missing account: nothing was written; each payout runs alone.
+    return undefined
+  }
 }
 
 function isDuplicateReference(error: unknown): boolean {

@@ -1,6 +1,7 @@
 import { beforeAll, expect, test } from 'vitest'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { getBalances } from '../ledger/get-balances.js'
+import { setPayoutDailyLimit } from '../merchants/verify-merchant.js'
 import { fundBalance } from '../sandbox/fund-sandbox-merchant.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createPayoutHarness, type PayoutHarness } from '../testing/payout-harness.js'
@@ -20,8 +21,10 @@ describeEachDatabase(
   (getDb) => {
     let h: PayoutHarness
     let recipientId: string
-    const pay = async (json: Record<string, unknown>): Promise<Answer> => {
-      const res = await h.request('/api/v1/payouts', { method: 'POST', json })
+    let recipientB: string
+    const pay = (json: Record<string, unknown>) => payAs(h.a.testKey, json)
+    const payAs = async (key: string, json: Record<string, unknown>): Promise<Answer> => {
+      const res = await h.request('/api/v1/payouts', { method: 'POST', key, json })
       const body = (await res.json()) as {
         data: { id: string; status: string } | null
         error?: { code: string }
@@ -88,6 +91,80 @@ describeEachDatabase(
         .execute()
       expect(rows).toHaveLength(1)
       expect(h.rails.calls.get(rows[0]?.id ?? '')).toBe(1)
+    })
+
+    // Merchant B: its own balance and daily usage. Concurrent reserves of one merchant are coalesced
+    // into batches (docs/payouts.md "Coalesced reserves"); each payout keeps its own answer and rows.
+    test('30 concurrent payouts of one merchant: each its own payout, ledger transaction and balance row', async () => {
+      const b = await h.request('/api/v1/recipients', {
+        key: h.b.testKey,
+        method: 'POST',
+        json: {
+          type: 'crypto_address',
+          details: { chain: 'base', address: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' },
+        },
+      })
+      recipientB = ((await b.json()) as { data: { id: string } }).data.id
+      await fundBalance(h.deps, { merchantId: h.b.id, currency: 'USDC', amount: '100' })
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          payAs(h.b.testKey, { currency: 'USDC', recipientId: recipientB, amount: String(1 + (i % 3)) }),
+        ),
+      )
+      expect(count(answers, 201)).toBe(30)
+      const rows = await h.deps.db
+        .selectFrom('payouts')
+        .select(['id', 'ledger_transaction_id', 'total'])
+        .where('merchant_id', '=', h.b.id)
+        .execute()
+      expect(rows).toHaveLength(30)
+      expect(new Set(rows.map((r) => r.ledger_transaction_id)).size).toBe(30)
+      const reserves = await h.deps.db
+        .selectFrom('balance_transactions')
+        .select(['source_id', 'amount'])
+        .where('merchant_id', '=', h.b.id)
+        .where('source', '=', 'payout')
+        .execute()
+      expect(reserves).toHaveLength(60)
+      expect(new Set(reserves.map((r) => r.source_id))).toEqual(new Set(rows.map((r) => r.id)))
+      // 10 x 1, 10 x 2, 10 x 3 USDC, each with its 0.10 fee: 63 USDC.
+      const usdc = (await getBalances(h.deps, { merchantId: h.b.id, environment: 'test' })).find(
+        (x) => x.currency === 'USDC',
+      )
+      expect(usdc?.available).toBe(37_000_000n)
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
+    test('the daily limit holds under concurrency: a limit for 5 gives exactly 5 of 20', async () => {
+      const used = await h.deps.db
+        .selectFrom('payout_daily_usage')
+        .select('used')
+        .where('merchant_id', '=', h.b.id)
+        .executeTakeFirstOrThrow()
+      // What B used so far plus 5 x (1 USDC + 0.10 fee), in USD.
+      const limit = BigInt(used.used) + 5n * 1_100_000n
+      await setPayoutDailyLimit(h.deps, {
+        merchantId: h.b.id,
+        limitUsd: `${limit / 1_000_000n}.${(limit % 1_000_000n).toString().padStart(6, '0')}`,
+      })
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          payAs(h.b.testKey, { currency: 'USDC', recipientId: recipientB, amount: '1' }),
+        ),
+      )
+      expect(count(answers, 201)).toBe(5)
+      expect(
+        answers
+          .filter((a) => a.status !== 201)
+          .every((a) => a.status === 400 && a.code === 'daily_limit_exceeded'),
+      ).toBe(true)
+      const usage = await h.deps.db
+        .selectFrom('payout_daily_usage')
+        .select('used')
+        .where('merchant_id', '=', h.b.id)
+        .executeTakeFirstOrThrow()
+      expect(BigInt(usage.used)).toBe(limit)
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 
     test('a quote used by two concurrent payouts pays once', async () => {
