@@ -14,9 +14,13 @@
 // database, as in everything a user runs (`tollgate facilitator` always opens one, the sandbox puts it
 // in the service's database); BENCH_X402_STORE=memory puts it in memory instead (a library-only
 // option) and writes bench/results/x402-merchant-memory-store.json. bench/x402-merchant-trace.ts shows where one
-// settle's time goes, phase by phase.
+// settle's time goes, phase by phase. BENCH_CPU_PROFILE=1 adds, after the measured c16 rounds, one
+// profiled c16 run per server and database (BENCH_X402_PROFILE_OPS settles, default 320), written as
+// bench/results/x402-merchant-<database>-<server>-c16.cpuprofile (open in Chrome DevTools, or
+// summarize with bench/lib/x402-merchant-profile.ts); the measured rounds are not profiled.
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -47,6 +51,8 @@ const OPS: Record<number, number> = {
   16: Number(process.env.BENCH_X402_OPS_C16 ?? 320),
 }
 const STORE = process.env.BENCH_X402_STORE === 'memory' ? 'memory' : 'database'
+const PROFILE = Boolean(process.env.BENCH_CPU_PROFILE)
+const PROFILE_OPS = Number(process.env.BENCH_X402_PROFILE_OPS ?? 320)
 const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
 
 async function main() {
@@ -146,6 +152,17 @@ async function main() {
           }
           console.log(label.padEnd(32), JSON.stringify(results[label]))
         }
+        if (PROFILE && concurrency === 16) {
+          for (const side of sides) {
+            const label = `${database.name}.${side.name}.c16`
+            results[`${label}.profiled`] = await profileSide(
+              join(here, 'results', `x402-merchant-${database.name}-${side.name}-c16.cpuprofile`),
+              await signEip3009Bodies(payers, requirements, PROFILE_OPS),
+              (body) => settle(side.url, side.headers, body).then(() => undefined),
+            )
+            console.log(`${label}.profiled`.padEnd(32), JSON.stringify(results[`${label}.profiled`]))
+          }
+        }
       }
       results[`${database.name}.merchant-path`] = await measureMerchantPath(deps, key, requirements, payers)
       console.log(
@@ -210,6 +227,35 @@ async function main() {
     `${JSON.stringify(body, null, 2)}\n`,
   )
   console.log(JSON.stringify(body.summary))
+}
+
+/**
+ * Runs `bodies` through `op` at c16 under the V8 CPU profiler of this process (the facilitator, the
+ * service, PGlite and the client all run here) and writes the profile to `path`.
+ */
+async function profileSide(path: string, bodies: string[], op: (body: string) => Promise<void>) {
+  const session = new Session()
+  session.connect()
+  try {
+    await session.post('Profiler.enable')
+    await session.post('Profiler.setSamplingInterval', { interval: 200 })
+    const cpu = process.cpuUsage()
+    await session.post('Profiler.start')
+    const run = await runClosedLoop(bodies, 16, op)
+    const { profile } = await session.post('Profiler.stop')
+    const used = process.cpuUsage(cpu)
+    await writeFile(path, JSON.stringify(profile))
+    return {
+      ops: bodies.length,
+      opsPerSecond: round(bodies.length / run.seconds),
+      cpuMsPerOp: round((used.user + used.system) / 1000 / bodies.length),
+      latencyMs: summarize(run.latenciesMs),
+      profile: path.slice(here.length + 1),
+    }
+  } finally {
+    await session.post('Profiler.disable').catch(() => undefined)
+    session.disconnect()
+  }
 }
 
 /** One settle over HTTP; whether it answered a success. */

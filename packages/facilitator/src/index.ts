@@ -47,6 +47,7 @@ export type {
   SettlementTable,
 } from './postgres-settlement-store.js'
 export { createPostgresSettlementStore } from './postgres-settlement-store.js'
+export { readBodyText } from './read-body-text.js'
 export type { ReconcileSummary } from './reconcile-settlements.js'
 export type { RouteOptions } from './route-facilitator-request.js'
 export { readJsonConfigFile, runFacilitatorCommand } from './run-facilitator-command.js'

@@ -29,6 +29,17 @@ describeEachDatabase('createApp', (getDb) => {
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/)
   })
 
+  test('behavior: an error a handler throws still answers with the request id and RateLimit-* headers', async () => {
+    const res = await h.request('/api/v1/x402/transactions/0xnot-there', {
+      headers: { 'x-request-id': 'req_failed' },
+    })
+    expect(res.status).toBe(404)
+    expect(res.headers.get('x-request-id')).toBe('req_failed')
+    expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/)
+    expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/)
+    expect(await res.json()).toMatchObject({ success: false, error: { code: 'not_found' } })
+  })
+
   test('auth: missing, malformed, unknown and revoked keys are 401 envelopes', async () => {
     const cases: (string | null)[] = [null, 'nope', `sk_test_${'0'.repeat(64)}`]
     for (const key of cases) {

@@ -1,4 +1,5 @@
-import { AppError, findJsonHazard, readRequestText } from '@tollgate/core'
+import { AppError, findJsonHazard } from '@tollgate/core'
+import { readBodyText } from '@tollgate/facilitator'
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from './app-env.js'
 
@@ -14,7 +15,9 @@ const jsonType = /^application\/([a-z0-9.+-]*\+)?json$/i
 export function createJsonBodyParser(options: { limitBytes: number }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH') {
-      const text = await readRequestText(c.req.raw, options.limitBytes)
+      // From the Node request when served by @hono/node-server (no Web Request and body stream
+      // built per request, docs/x402-merchant.md "Benchmark").
+      const text = await readBodyText(c, options.limitBytes)
       // hono keeps the promise of each body read in `bodyCache` (though its type names the value).
       ;(c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(text)
       const type = c.req.header('content-type')?.split(';')[0]?.trim() ?? ''

@@ -69,8 +69,22 @@ export function createRateLimitMiddleware(
         context: { headers: { ...headers, 'Retry-After': String(resetSeconds) } },
       })
     }
-    await next()
     for (const [name, value] of Object.entries(headers)) {
+      c.header(name, value)
+    }
+    await next()
+    setMissingHeaders(c, headers)
+  }
+}
+
+/**
+ * Sets on the finished response the headers it lacks (one built without the headers set before
+ * `next()`). Only then: hono's `c.header` on a finished response rebuilds it around its body
+ * stream, so @hono/node-server writes it through a Web stream instead of at once (issue #15).
+ */
+export function setMissingHeaders(c: Context, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (c.res.headers.get(name) !== value) {
       c.header(name, value)
     }
   }

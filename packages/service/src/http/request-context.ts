@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { Logger } from 'pino'
 import type { AppEnv } from './app-env.js'
+import { setMissingHeaders } from './rate-limit.js'
 
 const incomingId = /^req_[A-Za-z0-9_-]{1,64}$/
 
@@ -26,7 +27,7 @@ export function createRequestContext(options: RequestContextOptions): Middleware
     c.header('x-request-id', requestId)
     const started = now()
     await next()
-    c.header('x-request-id', requestId)
+    setMissingHeaders(c, { 'x-request-id': requestId })
     const auth = c.get('auth')
     logger.info(
       {
