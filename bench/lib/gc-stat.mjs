@@ -1,8 +1,15 @@
 // Preload (`--import`) for a serving process, e.g. BENCH_OURS_NODE_ARGS="--import ./bench/lib/gc-stat.mjs"
-// in bench/facilitator-sandbox.ts: counts V8's garbage collections by kind and sums their pauses, and
+// in bench/facilitator-sandbox.ts: counts V8's garbage collections by kind and sums their pauses,
+// counts the HTTP requests the process sends through undici (the facilitator's eth_calls), and
 // prints the running totals with the process's CPU time to stderr every 10 s and at exit.
 // Benchmark instrumentation only.
+import { subscribe } from 'node:diagnostics_channel'
 import { constants, PerformanceObserver } from 'node:perf_hooks'
+
+let requests = 0
+subscribe('undici:request:create', () => {
+  requests += 1
+})
 
 const kinds = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
@@ -22,9 +29,9 @@ new PerformanceObserver((list) => {
 
 let last = ''
 const print = () => {
-  const text = Object.entries(sums)
+  const text = `undici requests ${requests}; ${Object.entries(sums)
     .map(([kind, s]) => `${kind} ${s.count} (${s.ms.toFixed(0)} ms)`)
-    .join(', ')
+    .join(', ')}`
   if (text !== last) {
     last = text
     const cpu = process.cpuUsage()
