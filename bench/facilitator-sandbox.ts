@@ -7,6 +7,7 @@
 // alike. Two payer sets: one payer (every payload from the same address) and 32 payers.
 // Writes bench/results/facilitator-sandbox.json.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -36,9 +37,23 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
 const SETS = (process.env.BENCH_SETS ?? 'one-payer,32-payers').split(',')
 // e.g. BENCH_NODE_ARGS=--cpu-prof to profile the serving processes.
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+// The V8 flags a user's server process gets (`npm start`'s script; the `tollgate` bin passes the same
+// to start, serve, facilitator and worker): ours runs with them unless BENCH_USER_V8_FLAGS=0.
+const USER_V8_FLAGS =
+  process.env.BENCH_USER_V8_FLAGS === '0'
+    ? []
+    : (
+        JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+      ).scripts.start
+        .split(' ')
+        .filter((arg) => /^--(max|min)-semi-space-size=/.test(arg))
 // Node options for ours only (the sandbox and the standalone), e.g. to A/B a V8 flag; the reference
 // keeps NODE_ARGS alone.
-const OURS_NODE_ARGS = [...NODE_ARGS, ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean)]
+const OURS_NODE_ARGS = [
+  ...NODE_ARGS,
+  ...USER_V8_FLAGS,
+  ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean),
+]
 const children: ChildProcess[] = []
 
 type SandboxManifest = {
@@ -175,7 +190,7 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       loadavg: loadavg().map(round),
-      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured rounds per target first, then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil`,
+      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured rounds per target first, then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil; node flags of ours: ${OURS_NODE_ARGS.join(' ') || 'none'}`,
       summary,
       results,
       cpuMicrosPerVerify: cpu,
