@@ -3,7 +3,7 @@
 // In a fresh clone with no build it runs the TypeScript sources: a child node with tsx and the
 // `tollgate-source` export condition, so the workspace packages resolve to their sources too.
 // The long-running servers (`start`, `serve`, `facilitator`, `worker`) run in a child node with a
-// fixed 32 MB V8 semi-space: a request's garbage then costs about a fifth of the scavenges of the
+// fixed 32 MB V8 semi-space: the facilitator then ran a fifth to a tenth of the scavenges of the
 // default young generation (docs/facilitator.md, "Verify CPU, idle watchers and GC"). V8 sizes it at
 // start only, so it cannot be set from inside this process.
 import { spawn } from 'node:child_process'
