@@ -1,11 +1,13 @@
 // Verify throughput as users run it: the facilitator `npm start` serves at /facilitator, the
-// standalone facilitator (this repo's bench/facilitator-http.ts `--serve ours`: relayer pool, PGlite
-// store) and the reference (@x402/core + @x402/evm, `--serve reference`), each in its own process on
+// standalone facilitator as `tollgate facilitator --config <file>` runs it (the CLI, a config file
+// naming the sandbox's anvil, PGlite store, default log level) and the reference (@x402/core +
+// @x402/evm, bench/facilitator-http.ts `--serve reference`), each in its own process on
 // the sandbox's own Base Sepolia anvil. Every round sends 1,000 valid EIP-3009 payloads never sent
 // before, over 32 keep-alive connections; rounds alternate between the targets so drift hits them
 // alike. Two payer sets: one payer (every payload from the same address) and 32 payers.
 // Writes bench/results/facilitator-sandbox.json.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -35,6 +37,23 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
 const SETS = (process.env.BENCH_SETS ?? 'one-payer,32-payers').split(',')
 // e.g. BENCH_NODE_ARGS=--cpu-prof to profile the serving processes.
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+// The V8 flags a user's server process gets (`npm start`'s script; the `tollgate` bin passes the same
+// to start, serve, facilitator and worker): ours runs with them unless BENCH_USER_V8_FLAGS=0.
+const USER_V8_FLAGS =
+  process.env.BENCH_USER_V8_FLAGS === '0'
+    ? []
+    : (
+        JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+      ).scripts.start
+        .split(' ')
+        .filter((arg) => /^--(max|min)-semi-space-size=/.test(arg))
+// Node options for ours only (the sandbox and the standalone), e.g. to A/B a V8 flag; the reference
+// keeps NODE_ARGS alone.
+const OURS_NODE_ARGS = [
+  ...NODE_ARGS,
+  ...USER_V8_FLAGS,
+  ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean),
+]
 const children: ChildProcess[] = []
 
 type SandboxManifest = {
@@ -68,7 +87,7 @@ async function main() {
     }
     const targets: Record<string, string> = {
       sandbox: manifest.facilitatorUrl,
-      standalone: await serveBenchTarget('ours', devnetManifest),
+      standalone: await startStandalone(dir, network.rpcUrl, { ...usdc, symbol: 'USDC' }),
       reference: await serveBenchTarget('reference', devnetManifest),
     }
     // Whose CPU a round spends (load-insensitive): the serving process, the sandbox's Base Sepolia
@@ -171,7 +190,7 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       loadavg: loadavg().map(round),
-      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured rounds per target first, then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil`,
+      setup: `${PAYLOADS} never-seen eip3009 payloads per round, ${CONNECTIONS} keep-alive connections, ${WARMUP} unmeasured rounds per target first, then ${ROUNDS} measured alternating rounds per payer set; cpuMicrosPerVerify = CPU time per verify of the serving process, the sandbox's anvil and this client; sandbox = npm start's /facilitator; standalone and reference in their own processes on the sandbox's anvil; node flags of ours: ${OURS_NODE_ARGS.join(' ') || 'none'}`,
       summary,
       results,
       cpuMicrosPerVerify: cpu,
@@ -198,7 +217,7 @@ async function startSandbox(dir: string): Promise<SandboxManifest> {
   const child = spawn(
     process.execPath,
     [
-      ...NODE_ARGS,
+      ...OURS_NODE_ARGS,
       '--conditions=tollgate-source',
       '--import',
       'tsx',
@@ -217,7 +236,50 @@ async function startSandbox(dir: string): Promise<SandboxManifest> {
   return JSON.parse(await readFile(manifestPath, 'utf8')) as SandboxManifest
 }
 
-async function serveBenchTarget(target: 'ours' | 'reference', manifest: unknown): Promise<string> {
+// `tollgate facilitator --config <file>` as a user runs it (packages/cli's main, as `npm run tollgate`
+// and the `tollgate` bin start it): Base Sepolia with eip3009 on the sandbox's anvil, one relayer key
+// (verify sends no transaction), PGlite in a private data folder, the default log level.
+async function startStandalone(dir: string, rpcUrl: string, usdc: Omit<Asset, 'network'>): Promise<string> {
+  const configPath = join(dir, 'facilitator.json')
+  const config = {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: join(dir, 'facilitator-data'),
+    networks: {
+      [NETWORK]: {
+        rpcUrl,
+        schemes: ['eip3009'],
+        signers: [{ privateKeyEnv: 'BENCH_RELAYER_KEY' }],
+        assets: [usdc],
+        pollingIntervalMs: 50,
+      },
+    },
+  }
+  await writeFile(configPath, JSON.stringify(config))
+  const child = spawn(
+    process.execPath,
+    [
+      ...OURS_NODE_ARGS,
+      '--conditions=tollgate-source',
+      '--import',
+      'tsx',
+      'packages/cli/src/main.ts',
+      'facilitator',
+      '--config',
+      configPath,
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, BENCH_RELAYER_KEY: generatePrivateKey() },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  children.push(child)
+  const line = await waitForLine(child, /"msg":"facilitator listening"/)
+  return (JSON.parse(line) as { url: string }).url
+}
+
+async function serveBenchTarget(target: 'reference', manifest: unknown): Promise<string> {
   const child = spawn(
     process.execPath,
     [

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
 
 // A tiny ABI word writer for the fixed-size EIP-712 structs of EIP-3009 and Permit2. Hashing
 // through viem's generic hashTypedData costs more than the signature recovery itself, so the
@@ -6,14 +7,32 @@ import { createRequire } from 'node:module'
 
 // Keccak through the `keccak` addon (prebuilt binaries, like `secp256k1`; it falls back to its
 // own pure JS elsewhere): ≈3 µs per hash against ≈16 µs for viem's pure-JS noble, and a verify
-// hashes three times (struct, digest, recovered key).
-type KeccakHash = { update(data: Buffer): KeccakHash; digest(): Buffer }
+// hashes three times (struct, digest, recovered key). The package's `createKeccakHash` wraps each
+// hash in a new stream `Transform` (stream states, an event emitter) costing more than the hash;
+// its sponge state (`KeccakState`, the same native class or its JS fallback) is used directly,
+// one instance re-initialized per hash (hashing is synchronous, so calls never interleave).
+type KeccakState = {
+  initialize(rate: number, capacity: number): void
+  absorb(data: Buffer): void
+  squeeze(length: number): Buffer
+}
 // Loaded on first use, not at import: payers and merchants import this package without hashing
 // here, and must not load native addons (docs/packages.md).
-let createKeccakHash: ((algorithm: 'keccak256') => KeccakHash) | undefined
-function keccakHasher(): KeccakHash {
-  createKeccakHash ??= createRequire(import.meta.url)('keccak') as (algorithm: 'keccak256') => KeccakHash
-  return createKeccakHash('keccak256')
+let keccakState: KeccakState | undefined
+function keccakSponge(): KeccakState {
+  if (!keccakState) {
+    const require = createRequire(import.meta.url)
+    let State: new () => KeccakState
+    try {
+      // What `keccak`'s own entry does: its prebuilt addon through node-gyp-build (its dependency).
+      const root = require.resolve('keccak/package.json')
+      State = createRequire(root)('node-gyp-build')(dirname(root))
+    } catch {
+      State = require('keccak/lib/keccak.js') as new () => KeccakState
+    }
+    keccakState = new State()
+  }
+  return keccakState
 }
 
 const HEX_VALUES = new Int8Array(128).fill(-1)
@@ -54,7 +73,11 @@ export function writeUint256(target: Uint8Array, offset: number, value: bigint):
 /** keccak256 of raw bytes, as bytes. */
 export function keccakBytes(data: Uint8Array): Uint8Array {
   const input = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-  return new Uint8Array(keccakHasher().update(input).digest())
+  const sponge = keccakSponge()
+  // keccak256: rate 1088 bits, capacity 512, Keccak's own padding (not SHA-3's).
+  sponge.initialize(1088, 512)
+  sponge.absorb(input)
+  return new Uint8Array(sponge.squeeze(32))
 }
 
 /** keccak256 of an ASCII/UTF-8 string, as bytes (type strings, domain names). */

@@ -71,7 +71,8 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
     ownHub.subscribe('session', async (_db, transfer) => {
       delivered.push(transfer)
     })
-    const counter = { statements: 0 }
+    const counter = { statements: 0, rpc: 0 }
+    const rpc = createJsonRpc(network.rpcUrl, { network: BASE, onRequest: () => (counter.rpc += 1) })
     const db = h.deps.db.withPlugin({
       transformQuery: (args) => {
         counter.statements += 1
@@ -84,7 +85,7 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
       {
         entry,
         hub: ownHub,
-        rpc: createJsonRpc(network.rpcUrl, { network: BASE }),
+        rpc,
         addressSignal: signal,
         backstopMs: 3_600_000,
       },
@@ -109,6 +110,32 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
     })
     // First poll: the cursor starts at the head, nothing before it is scanned.
     await watcher().poll()
+  })
+
+  // First in the file: no deposit address exists on the network yet.
+  test('behavior: with nothing watched an idle poll sends no RPC call and no SQL, and an address allocated here is watched from the next poll', async () => {
+    const { w, counter, signalled } = signalledWatcher()
+    await w.poll()
+    counter.statements = 0
+    counter.rpc = 0
+    expect(await w.poll()).toMatchObject({ idle: true, scanned: 0 })
+    expect(await w.poll()).toMatchObject({ idle: true, scanned: 0 })
+    expect(counter).toEqual({ statements: 0, rpc: 0 })
+    // Blocks mined while it idles are scanned once it has an address: the cursor has not moved.
+    const address = await signalled.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'base',
+      purpose: 'session',
+      ownerId: 'ses_evm_idle',
+    })
+    const tx = await payer().payUsdc(address.address, 6_000n)
+    await devnet.evm?.mine({ network: BASE, blocks: 1 })
+    const found = await w.poll()
+    expect(found.idle).toBeUndefined()
+    expect(found).toMatchObject({ recorded: 1 })
+    expect(statusesOf(tx)).toEqual(['seen'])
+    expect(counter.rpc).toBeGreaterThan(0)
   })
 
   test('default: an ERC-20 and a native transfer are seen, then confirmed at the chain count', async () => {

@@ -49,6 +49,8 @@ export type EvmPollResult = {
   found: number
   recorded: number
   rewound: boolean
+  /** Nothing watched and no database read due: the poll made no RPC call (head is the last one read). */
+  idle?: true
 }
 
 /** An EVM chain watcher: `poll()` scans the new blocks once; the loop in `watch-loop.ts` repeats it. */
@@ -79,6 +81,7 @@ export function createEvmWatcher(
   // The cursor as this watcher last read or wrote it, and the head read before the last address query.
   let knownCursor: { number: bigint; hash: string | null } | undefined
   let headAtLastLook: bigint | undefined
+  let lastHead = 0n
   const tokens = new Map(
     entry.assets.filter((a) => a.address !== null).map((a) => [(a.address ?? '').toLowerCase(), a]),
   )
@@ -225,9 +228,17 @@ export function createEvmWatcher(
   }
 
   const poll = async (): Promise<EvmPollResult> => {
+    // No address to watch, no *seen* transfer and no read due: no block can hold a deposit to find,
+    // so the head is not even read (an idle sandbox polled six chains four times a second for
+    // nothing). The next read (the signal of an allocation here, or the backstop) polls again; the
+    // cursor has not moved meanwhile, so the blocks since are scanned then, as after any pause.
+    if (watched.size() === 0 && pendingSeen === 0 && !watched.due() && !seenSchedule.due()) {
+      return { head: lastHead, scanned: 0, found: 0, recorded: 0, rewound: false, idle: true }
+    }
     // The head is read before the addresses: a transfer in a block up to `head` was mined before any
     // address allocated after this read was handed out, so none is missed.
     const head = BigInt((await rpc.request('eth_blockNumber', [])) as string)
+    lastHead = head
     const added = await watched.refresh()
     // No new block since the cursor this watcher knows: nothing to scan, no need to read it again.
     let cursor = knownCursor && head <= knownCursor.number ? knownCursor : await readCursor()

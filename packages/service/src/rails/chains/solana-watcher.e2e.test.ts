@@ -46,6 +46,52 @@ describeEachDatabase('createSolanaWatcher on the devnet', (getDb, engine) => {
     })
   })
 
+  // First in the file: no deposit address exists on the network yet.
+  test('behavior: with nothing watched an idle poll sends no RPC call and no SQL, and an address allocated here is read from the next poll', async () => {
+    const signal = createNetworkSignal()
+    const signalled = createDepositAddresses(h.deps, { seed, chains, allocated: signal })
+    const ownHub = createIncomingHub()
+    ownHub.subscribe('deposit', async (_db, transfer) => {
+      delivered.push(transfer)
+    })
+    const counter = { statements: 0, rpc: 0 }
+    const db = h.deps.db.withPlugin({
+      transformQuery: (args) => {
+        counter.statements += 1
+        return args.node
+      },
+      transformResult: async (args) => args.result,
+    })
+    const counted: JsonRpc = {
+      request: (method, params) => {
+        counter.rpc += 1
+        return rpc.request(method, params)
+      },
+    }
+    const watcher = createSolanaWatcher(
+      { ...h.deps, db },
+      { entry, rpc: counted, hub: ownHub, addressSignal: signal, backstopMs: 3_600_000 },
+    )
+    await watcher.poll()
+    counter.statements = 0
+    counter.rpc = 0
+    expect(await watcher.poll()).toMatchObject({ idle: true, accounts: 0 })
+    expect(await watcher.poll()).toMatchObject({ idle: true, accounts: 0 })
+    expect(counter).toEqual({ statements: 0, rpc: 0 })
+    await signalled.allocate(h.deps.db, {
+      merchantId: h.a.id,
+      environment: 'test',
+      chain: 'solana',
+      purpose: 'deposit',
+      ownerId: `dep_sol_idle_${Math.random()}`,
+    })
+    // Left unfunded: the next tests' watchers read it as an unchanged account.
+    const found = await watcher.poll()
+    expect(found.idle).toBeUndefined()
+    expect(found.accounts).toBeGreaterThan(0)
+    expect(counter.rpc).toBeGreaterThan(0)
+  })
+
   test('default: an SPL and a SOL transfer are seen, then confirmed; unchanged accounts cost one batched read', async () => {
     const owner = await addresses.allocate(h.deps.db, {
       merchantId: h.a.id,

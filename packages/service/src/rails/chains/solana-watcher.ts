@@ -45,6 +45,8 @@ export type SolanaPollResult = {
   changed: number
   found: number
   recorded: number
+  /** Nothing watched and no database read due: the poll made no RPC call (slot is the last one read). */
+  idle?: true
 }
 
 /** A Solana watcher: `poll()` reads every watched account once. */
@@ -211,7 +213,14 @@ export function createSolanaWatcher(
   const owners: Watched[] = []
   let ownerCursor = 0
 
+  let lastSlot = 0n
+
   const poll = async (): Promise<SolanaPollResult> => {
+    // No account to read, no *seen* transfer and no read due: nothing to ask the node (an idle
+    // sandbox sent a getSlot per poll only to date a look at *seen* transfers it did not make).
+    if (accounts.length === 0 && pendingSeen === 0 && !watchedAddresses.due() && !seenSchedule.due()) {
+      return { slot: lastSlot, accounts: 0, changed: 0, found: 0, recorded: 0, idle: true }
+    }
     for (const owner of (await watchedAddresses.refresh()) ?? []) {
       for (const asset of assets) {
         if (asset.kind === 'native') {
@@ -267,6 +276,7 @@ export function createSolanaWatcher(
       slots.length > 0
         ? slots.reduce((min, s) => (s < min ? s : min))
         : BigInt((await rpc.request('getSlot', [{ commitment: 'confirmed' }])) as number)
+    lastSlot = slot
     const result = { slot, accounts: read.length, changed: 0, found: 0, recorded: 0 }
     for (const [b, batch] of batches.entries()) {
       for (const [i, watched] of batch.entries()) {

@@ -11,6 +11,8 @@ export type WatchedAddresses = {
    * no query was due (see `signal` of {@link createWatchedAddresses}).
    */
   refresh(): Promise<DepositAddress[] | undefined>
+  /** Whether the next `refresh()` will query (it does not count as a look). */
+  due(): boolean
   get(address: string): DepositAddress | undefined
   size(): number
   all(): IterableIterator<DepositAddress>
@@ -66,6 +68,7 @@ export function createWatchedAddresses(
       }
       return added
     },
+    due: () => schedule.due(),
     get: (address) => byAddress.get(options.normalize(address)),
     size: () => byAddress.size,
     all: () => byAddress.values(),
