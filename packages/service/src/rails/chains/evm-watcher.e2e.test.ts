@@ -113,6 +113,20 @@ describeEachDatabase('createEvmWatcher on the devnet', (getDb, engine) => {
   })
 
   // First in the file: no deposit address exists on the network yet.
+  test('behavior: with nothing watched the cursor jumps to the head instead of scanning the blocks mined meanwhile', async () => {
+    const w = watcher()
+    await w.poll()
+    await devnet.evm?.mine({ network: BASE, blocks: 250 })
+    const result = await w.poll()
+    expect(result).toMatchObject({ scanned: 0, found: 0 })
+    const cursor = await h.deps.db
+      .selectFrom('chain_cursors')
+      .select('block_number')
+      .where('network', '=', BASE)
+      .executeTakeFirstOrThrow()
+    expect(BigInt(cursor.block_number)).toBe(result.head)
+  })
+
   test('behavior: with nothing watched an idle poll sends no RPC call and no SQL, and an address allocated here is watched from the next poll', async () => {
     const { w, counter, signalled } = signalledWatcher()
     await w.poll()

@@ -258,6 +258,14 @@ export function createEvmWatcher(
       return { head, scanned: 0, found: 0, recorded: 0, rewound: false }
     }
     const result = { head, scanned: 0, found: 0, recorded: 0, rewound: false }
+    // Nothing watched and no *seen* transfer: no block up to `head` (read before the addresses) can
+    // hold a transfer to find, so the cursor jumps there instead of the first address after a long
+    // idle waiting for every block mined meanwhile, `maxBlocksPerPoll` a poll. Addresses another
+    // process allocated since the last look move it back when they are read (above).
+    if (watched.size() === 0 && pendingSeen === 0 && head > cursor.number) {
+      await writeCursor(head, null)
+      return result
+    }
     if (head > cursor.number) {
       const from = cursor.number + 1n
       const to = head < cursor.number + maxBlocks ? head : cursor.number + maxBlocks
