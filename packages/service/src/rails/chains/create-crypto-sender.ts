@@ -164,6 +164,12 @@ export function createCryptoSender(
 
   type Outcome = { status: 'confirmed' | 'failed'; txHash: string | null; reason: string | null }
 
+  const runHandlers = async (trx: Deps['db'], row: SendRow) => {
+    for (const handler of handlers) {
+      await handler(trx, toCryptoSend(row))
+    }
+  }
+
   // Records one send's final status and runs every handler, in `trx`. The `status = 'pending'` guard
   // makes it exactly once: a send settled already (here or by another process) matches nothing.
   const settleIn = async (trx: Deps['db'], id: string, outcome: Outcome) => {
@@ -182,31 +188,49 @@ export function createCryptoSender(
       .returningAll()
       .executeTakeFirst()
     if (row) {
-      for (const handler of handlers) {
-        await handler(trx, toCryptoSend(row))
-      }
+      await runHandlers(trx, row)
     }
     return row
   }
 
+  // Several sends' final statuses in one statement (same guard), then each send's handlers in order.
+  const settleManyIn = async (trx: Deps['db'], items: { id: string; outcome: Outcome }[]) => {
+    const values = items.map(
+      ({ id, outcome }) =>
+        sql`(${id}::text, ${outcome.status}::text, ${outcome.txHash}::text, ${outcome.reason}::text)`,
+    )
+    const { rows } = await sql<SendRow>`update crypto_sends s
+      set status = v.status, tx_hash = v.tx_hash, failure_reason = v.reason, lease_owner = null,
+        lease_until = null, updated_at = ${deps.clock.now()}::timestamptz
+      from (values ${sql.join(values)}) as v (id, status, tx_hash, reason)
+      where s.id = v.id and s.status = 'pending'
+      returning s.*`.execute(trx)
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    const settled: (SendRow | undefined)[] = []
+    for (const { id } of items) {
+      // A send listed twice is settled (and handled) once, for its first item.
+      const row = byId.get(id)
+      byId.delete(id)
+      if (row) {
+        await runHandlers(trx, row)
+      }
+      settled.push(row)
+    }
+    return settled
+  }
+
   // Settlements whose receipts arrive together share one transaction (docs/rails.md "Batched
   // settlements"): the first runs alone; those that arrive while it runs wait and then run as one
-  // transaction, each send's update and handlers in order, so a burst of receipts is a few commits
-  // and one hold of the accounts its handlers lock (a payout's merchant account) per batch instead
-  // of one per send. A batch that fails (any handler, a deadlock) is rolled back whole and each of
+  // transaction (one UPDATE of their rows, then each send's handlers in order), so a burst of
+  // receipts is a few commits and one hold of the accounts its handlers lock (a payout's merchant
+  // account) per batch instead of one per send. A batch that fails (any handler, a deadlock) is rolled back whole and each of
   // its sends runs alone in its own transaction, so one failing send never fails or blocks another.
   const settleQueue = createCoalescer<{ id: string; outcome: Outcome }, SendRow | undefined>({
     one: ({ id, outcome }) => inTransaction(deps.db, (trx) => settleIn(trx, id, outcome)),
     many: (items) =>
       inTransaction(
         deps.db,
-        async (trx) => {
-          const rows: (SendRow | undefined)[] = []
-          for (const { id, outcome } of items) {
-            rows.push(await settleIn(trx, id, outcome))
-          }
-          return rows
-        },
+        (trx) => settleManyIn(trx, items),
         // A deadlock falls back to the sends one by one (each retried there) rather than the batch again.
         { retries: 0 },
       ),
