@@ -90,7 +90,7 @@ async function startService(config: PayoutsServiceConfig, onFund?: (p: FundReque
 }
 type FundRequest = { network: string; address: string; asset?: string; amount: string }
 type Service = Awaited<ReturnType<typeof startService>>
-type Stats = { statements: number; cpuMs: number }
+type Stats = { statements: number; commits: number; cpuMs: number }
 
 // Every request a distinct payout with its own `reference` (the documented idempotency key).
 let referenceCounter = 0
@@ -325,6 +325,8 @@ async function benchCryptoPayouts(engine: Engine) {
       // The benchmark's own readings of the window (final-status polls every 50 ms, lock sampling)
       // are in these counts: a few statements, well under 1 per payout.
       statementsPerPayout: round((stats1.statements - stats0.statements) / cryptoPayouts),
+      // Explicit transactions (BEGIN … COMMIT) committed per payout, autocommit statements not included.
+      transactionsPerPayout: round((stats1.commits - stats0.commits) / cryptoPayouts),
       // Mean over 100 ms samples of the measured window: the service's connections in a statement or
       // transaction, and how many of them wait for a row lock another transaction holds.
       ...(lockWaits ? { connections: lockWaits } : {}),

@@ -35,6 +35,7 @@ import {
   systemClock,
 } from '@tollgate/service'
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely'
+import pg from 'pg'
 import { Registry } from 'prom-client'
 import { type BenchEngine, openBenchDatabase } from './bench-database.js'
 
@@ -298,6 +299,7 @@ const calls: Record<string, (...args: never[]) => unknown> = {
     const usage = process.resourceUsage()
     return {
       statements: need().statements.count,
+      commits: commits.count,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
       loadAverage: loadavg(),
     }
@@ -372,6 +374,17 @@ async function startProfile() {
     },
   }
 }
+
+// Counts the commits of explicit transactions (BEGIN … COMMIT) that this process's pg clients send;
+// each statement outside a transaction commits on its own and is counted in `statements` only.
+const commits = { count: 0 }
+const clientQuery = pg.Client.prototype.query
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (typeof args[0] === 'string' && /^\s*commit\b/i.test(args[0])) {
+    commits.count++
+  }
+  return (clientQuery as (...a: unknown[]) => unknown).apply(this, args)
+} as typeof clientQuery
 
 // Counts statements sent to the database (BEGIN/COMMIT excluded): every compiled query passes here.
 function countStatements(): KyselyPlugin & { count: number; trace: string[] | undefined } {

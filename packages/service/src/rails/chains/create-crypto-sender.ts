@@ -9,6 +9,7 @@ import type { SolanaSendAttempt } from '../../db/schema/rails-chain.js'
 import type { Deps } from '../../deps.js'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import type { ChainName } from '../../reference/chains.js'
+import { createCoalescer } from '../../util/coalesce.js'
 import type { ChainAsset, ChainRegistry, CryptoSend, CryptoSender, CryptoSendHandler } from '../types.js'
 import type { EvmTransferSender } from './create-evm-transfer-sender.js'
 import type { SolanaTransferSender } from './create-solana-transfer-sender.js'
@@ -80,6 +81,8 @@ export type CryptoSenderOptions = {
   leaseMs?: number
   /** Gap between two status checks of a Solana send (ms, default 400). */
   solanaPollMs?: number
+  /** Most sends settled in one transaction (default 64); 1 settles each send in its own, concurrently. */
+  settleBatch?: number
 }
 
 /**
@@ -159,32 +162,84 @@ export function createCryptoSender(
     }
   }
 
-  const settle = async (
-    id: string,
-    outcome: { status: 'confirmed' | 'failed'; txHash: string | null; reason: string | null },
-  ) =>
-    inTransaction(deps.db, async (trx) => {
-      const row = await trx
-        .updateTable('crypto_sends')
-        .set({
-          status: outcome.status,
-          tx_hash: outcome.txHash,
-          failure_reason: outcome.reason,
-          lease_owner: null,
-          lease_until: null,
-          updated_at: deps.clock.now(),
-        })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .returningAll()
-        .executeTakeFirst()
+  type Outcome = { status: 'confirmed' | 'failed'; txHash: string | null; reason: string | null }
+
+  const runHandlers = async (trx: Deps['db'], row: SendRow) => {
+    for (const handler of handlers) {
+      await handler(trx, toCryptoSend(row))
+    }
+  }
+
+  // Records one send's final status and runs every handler, in `trx`. The `status = 'pending'` guard
+  // makes it exactly once: a send settled already (here or by another process) matches nothing.
+  const settleIn = async (trx: Deps['db'], id: string, outcome: Outcome) => {
+    const row = await trx
+      .updateTable('crypto_sends')
+      .set({
+        status: outcome.status,
+        tx_hash: outcome.txHash,
+        failure_reason: outcome.reason,
+        lease_owner: null,
+        lease_until: null,
+        updated_at: deps.clock.now(),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .returningAll()
+      .executeTakeFirst()
+    if (row) {
+      await runHandlers(trx, row)
+    }
+    return row
+  }
+
+  // Several sends' final statuses in one statement (same guard), then each send's handlers in order.
+  const settleManyIn = async (trx: Deps['db'], items: { id: string; outcome: Outcome }[]) => {
+    const values = items.map(
+      ({ id, outcome }) =>
+        sql`(${id}::text, ${outcome.status}::text, ${outcome.txHash}::text, ${outcome.reason}::text)`,
+    )
+    const { rows } = await sql<SendRow>`update crypto_sends s
+      set status = v.status, tx_hash = v.tx_hash, failure_reason = v.reason, lease_owner = null,
+        lease_until = null, updated_at = ${deps.clock.now()}::timestamptz
+      from (values ${sql.join(values)}) as v (id, status, tx_hash, reason)
+      where s.id = v.id and s.status = 'pending'
+      returning s.*`.execute(trx)
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    const settled: (SendRow | undefined)[] = []
+    for (const { id } of items) {
+      // A send listed twice is settled (and handled) once, for its first item.
+      const row = byId.get(id)
+      byId.delete(id)
       if (row) {
-        for (const handler of handlers) {
-          await handler(trx, toCryptoSend(row))
-        }
+        await runHandlers(trx, row)
       }
-      return row
-    })
+      settled.push(row)
+    }
+    return settled
+  }
+
+  // Settlements whose receipts arrive together share one transaction (docs/rails.md "Batched
+  // settlements"): the first runs alone; those that arrive while it runs wait and then run as one
+  // transaction (one UPDATE of their rows, then each send's handlers in order), so a burst of
+  // receipts is a few commits and one hold of the accounts its handlers lock (a payout's merchant
+  // account) per batch instead of one per send. A batch that fails (any handler, a deadlock) is rolled back whole and each of
+  // its sends runs alone in its own transaction, so one failing send never fails or blocks another.
+  const settleQueue = createCoalescer<{ id: string; outcome: Outcome }, SendRow | undefined>({
+    one: ({ id, outcome }) => inTransaction(deps.db, (trx) => settleIn(trx, id, outcome)),
+    many: (items) =>
+      inTransaction(
+        deps.db,
+        (trx) => settleManyIn(trx, items),
+        // A deadlock falls back to the sends one by one (each retried there) rather than the batch again.
+        { retries: 0 },
+      ),
+    maxBatch: options.settleBatch ?? 64,
+  })
+  const settle = (id: string, outcome: Outcome) =>
+    (options.settleBatch ?? 64) > 1
+      ? settleQueue('settle', { id, outcome })
+      : inTransaction(deps.db, (trx) => settleIn(trx, id, outcome))
 
   // A drive that gave up hands its lease back, so the resumer takes the send again at its next turn
   // instead of after a whole lease (released only once this process no longer drives it).

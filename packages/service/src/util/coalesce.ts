@@ -14,7 +14,8 @@ export type CoalescerOptions<T, R> = {
 type Waiting<T, R> = { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }
 
 /**
- * Coalesces concurrent work of one key (docs/payouts.md "Coalesced reserves"): the first item of a
+ * Coalesces concurrent work of one key (docs/payouts.md "Coalesced reserves", docs/rails.md "Batched
+ * settlements"): the first item of a
  * key runs at once on its own; items that arrive while a key's work runs wait, and when it ends,
  * everything waiting at that moment runs as one batch (up to `maxBatch`), and so on until none waits.
  * So one key has one run at a time in this process, and a burst becomes a few batches. A refused
