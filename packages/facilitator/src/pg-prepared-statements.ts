@@ -78,8 +78,9 @@ class PreparingClient implements PostgresPoolClient {
     const values = [...(parameters ?? [])]
     if (!DATA_STATEMENT.test(sqlOrCursor)) {
       if (SCHEMA_CHANGE.test(sqlOrCursor)) {
-        this.#shared.schemaVersion++
-      } else if (BEGIN.test(sqlOrCursor)) {
+        return this.#changeSchema<R>(sqlOrCursor, values)
+      }
+      if (BEGIN.test(sqlOrCursor)) {
         this.#inTransaction = true
       } else if (END.test(sqlOrCursor)) {
         this.#inTransaction = false
@@ -94,14 +95,26 @@ class PreparingClient implements PostgresPoolClient {
     this.#client.release()
   }
 
-  async #prepared<R>(sql: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
-    if (this.#schemaVersion !== this.#shared.schemaVersion) {
+  // The connection that changed the schema closes its statements at once (the migrations pay for
+  // it at start, not the first request after them); the others before their next statement.
+  async #changeSchema<R>(sql: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
+    try {
+      return await (this.#client as unknown as PostgresPoolClient).query<R>(sql, values)
+    } finally {
+      this.#shared.schemaVersion++
       this.#schemaVersion = this.#shared.schemaVersion
       await this.#close(this.#statements.clear())
     }
-    try {
-      return await this.#run<R>(sql, values)
-    } catch (error) {
+  }
+
+  // Sent in the caller's tick when nothing needs closing first (pg writes an idle connection's
+  // query at once), so the wrapper adds no turn of the event loop before the round trip.
+  #prepared<R>(sql: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
+    if (this.#schemaVersion !== this.#shared.schemaVersion) {
+      this.#schemaVersion = this.#shared.schemaVersion
+      return this.#close(this.#statements.clear()).then(() => this.#prepared<R>(sql, values))
+    }
+    return this.#run<R>(sql, values).catch((error: unknown) => {
       // The table under a prepared statement changed its columns (another process's migration):
       // prepare it again; outside a transaction, run it again now.
       if ((error as { code?: string }).code !== '0A000' || !/cached plan/.test(String(error))) {
@@ -109,42 +122,44 @@ class PreparingClient implements PostgresPoolClient {
       }
       const name = this.#statements.use(sql)?.name
       this.#statements.delete(sql)
-      await this.#close(name === undefined ? [] : [name])
-      if (this.#inTransaction) {
-        throw error
-      }
-      return this.#run<R>(sql, values)
-    }
+      const inTransaction = this.#inTransaction
+      return this.#close(name === undefined ? [] : [name]).then(() => {
+        if (inTransaction) {
+          throw error
+        }
+        return this.#run<R>(sql, values)
+      })
+    })
   }
 
-  async #run<R>(sql: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
+  #run<R>(sql: string, values: unknown[]): Promise<PostgresQueryResult<R>> {
     let statement = this.#statements.use(sql)
+    let dropped: string[] = []
     if (!statement) {
-      await this.#close(this.#statements.makeRoom())
+      dropped = this.#statements.makeRoom()
       statement = { name: nextStatementName() }
       this.#statements.set(sql, statement)
     }
     // pg parses a name it has not parsed on this connection in the same round trip as the run.
-    return (await this.#client.query({
-      name: statement.name,
-      text: sql,
-      values,
-    })) as unknown as PostgresQueryResult<R>
+    const query = { name: statement.name, text: sql, values }
+    const send = () => this.#client.query(query) as unknown as Promise<PostgresQueryResult<R>>
+    return dropped.length > 0 ? this.#close(dropped).then(send) : send()
   }
 
   async #close(names: string[]) {
     const parsed = (this.#client as unknown as { connection?: PgConnectionState }).connection
       ?.parsedStatements
-    for (const name of names) {
-      // A statement whose parse failed is not on the server: closing it would fail a transaction.
-      if (parsed && parsed[name] === undefined) {
-        continue
-      }
+    // A statement whose parse failed is not on the server: closing it would fail a transaction.
+    const open = parsed ? names.filter((name) => parsed[name] !== undefined) : names
+    if (open.length > 0) {
       try {
-        await this.#client.query(`deallocate "${name}"`)
+        // One round trip for all of them (the simple protocol runs the list in one message).
+        await this.#client.query(open.map((name) => `deallocate "${name}"`).join('; '))
       } catch {
-        // In a failed transaction the statement stays until the connection closes; its name is never reused.
+        // In a failed transaction they stay until the connection closes; their names are never reused.
       }
+    }
+    for (const name of names) {
       if (parsed) {
         delete parsed[name]
       }
