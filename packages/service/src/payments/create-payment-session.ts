@@ -64,7 +64,9 @@ export async function createPaymentSession(
   const expiresAt = new Date(now.getTime() + deps.settings.sessions.ttlSeconds * 1000)
   const made = { input, quote, feePayer, amount, now, expiresAt }
   if (!quote || body.customer?.email === undefined || reserved) {
-    return retryOnDeadlock(() => insertSessionAtOnce(deps, { ...made, reserved }))
+    const insert = () => insertSessionAtOnce(deps, { ...made, reserved })
+    // Inside a caller's transaction a deadlock aborted that transaction: the caller retries it.
+    return deps.db.isTransaction ? insert() : retryOnDeadlock(insert)
   }
   // No index reserved ahead (blocks of 1): the counter's next is taken in the session's transaction.
   return inTransaction(deps.db, async (trx) => {
