@@ -11,7 +11,9 @@
 // and the statements the service ran. BENCH_CPU_PROFILE=prefix writes prefix-create.cpuprofile and
 // prefix-read.cpuprofile (the service's measured windows). BENCH_PAYMENTS_POOL sets the pool size
 // (default 40, one per client plus 8); BENCH_PAYMENTS_INDEX_BLOCK the deposit-address indexes reserved
-// per counter update (default the rails' 64; 1 for the A/B). Writes bench/results/payments.json.
+// per counter update (default the rails' 64; 1 for the A/B); BENCH_PREPARED_STATEMENTS the data
+// statements the service keeps prepared per connection (default 100; 0 for unnamed statements, the
+// A/B). Writes bench/results/payments.json.
 // The load is sent with undici's Pool.request, not fetch: fetch's WHATWG layers cost the client about
 // 1 CPU ms per POST on the same two cores as the service (a measurement change, not a service one).
 import { fork } from 'node:child_process'
@@ -67,6 +69,7 @@ async function startServer() {
   return {
     ...ready,
     stats: () => ask('stats', (m) => (m as { stats?: Stats }).stats),
+    analyze: () => ask('analyze', (m) => (m === 'analyzed' ? true : undefined)),
     profileStart: () => ask('profile-start', (m) => (m === 'profiling' ? true : undefined)),
     profileStop: (file: string) => ask({ profileStop: file }, (m) => (m === 'profiled' ? true : undefined)),
     close: async () => {
@@ -192,6 +195,13 @@ async function main() {
     const loadAtStart = loadavg().map(round)
     // Warm-up: JIT, prepared plans, connection pool.
     await runClosedLoop(range(200, creates), concurrency, create)
+    // A live database has planner statistics (autovacuum analyzes a table after 10% of it changed);
+    // the private schema's fresh tables have none for the minute this runs, and without them the
+    // planner reads GET by reference through the merchant's list index, every session of the one
+    // merchant (docs/sessions.md "Benchmark"). BENCH_PAYMENTS_ANALYZE=0 skips it.
+    if (process.env.BENCH_PAYMENTS_ANALYZE !== '0') {
+      await server.analyze()
+    }
     const createRun = await phase('create', range(creates, 0), concurrency, create)
     const readInputs = range(reads, 0).map((i) => references[(i * 7919) % references.length] as string)
     const readRun = await phase('read', readInputs, concurrency, read)
@@ -207,6 +217,8 @@ async function main() {
       concurrency,
       poolSize,
       addressIndexBlock: process.env.BENCH_PAYMENTS_INDEX_BLOCK ?? 'default',
+      preparedStatements: process.env.BENCH_PREPARED_STATEMENTS ?? 'default',
+      analyzed: process.env.BENCH_PAYMENTS_ANALYZE !== '0',
       failures,
       targetsMs: { p50: 15, p99: 60 },
       createSession: createRun,

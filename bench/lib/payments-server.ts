@@ -5,6 +5,7 @@
 //   ← { ready: { url, key } } once listening
 //   → 'stats'          ← { stats: { cpuMicros, statements, pid } }  (CPU used and statements run so far)
 //   → 'profile-start'  starts a CPU profile (inspector); → { profileStop: file } writes it, ← 'profiled'
+//   → 'analyze'        ← 'analyzed' once the tables' planner statistics are gathered (ANALYZE)
 //   → 'close'          closes the server and the database, drops the schema, exits.
 // Statements are counted as the database sees them (BEGIN and COMMIT included).
 import { randomBytes } from 'node:crypto'
@@ -24,6 +25,7 @@ import {
   systemClock,
 } from '@tollgate/service'
 import { createFakeSessionRails } from '@tollgate/service/testing'
+import { sql } from 'kysely'
 import pg from 'pg'
 
 const postgresUrl = process.env.BENCH_SERVER_DATABASE_URL || undefined
@@ -31,12 +33,16 @@ const poolSize = Number(process.env.BENCH_SERVER_POOL_SIZE ?? 10)
 // Deposit-address indexes reserved per counter update (the rails' default when unset; 1 for the
 // A/B against each allocation updating the counter in its transaction).
 const indexBlock = process.env.BENCH_PAYMENTS_INDEX_BLOCK
+// Data statements kept prepared per connection (the database's default of 100 when unset; 0 for the
+// A/B against unnamed statements, parsed and planned on every call).
+const preparedStatements = process.env.BENCH_PREPARED_STATEMENTS
 const send = (message: unknown) => process.send?.(message)
 
 const schema = `svc_bench_${randomBytes(4).toString('hex')}`
 let statements = 0
 const opened = await openDatabase({
   ...(postgresUrl ? { databaseUrl: postgresUrl, schema, poolSize } : {}),
+  ...(preparedStatements ? { preparedStatements: Number(preparedStatements) } : {}),
   onQuery: () => {
     statements++
   },
@@ -92,6 +98,9 @@ process.on('message', async (message: unknown) => {
     await writeFile(String(message.profileStop), JSON.stringify(profile))
     profiler?.disconnect()
     send('profiled')
+  } else if (message === 'analyze') {
+    await sql`analyze`.execute(opened.db)
+    send('analyzed')
   } else if (message === 'close') {
     process.removeAllListeners('disconnect')
     await close()

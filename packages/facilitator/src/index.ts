@@ -39,6 +39,8 @@ export { createMemorySettlementStore } from './memory-settlement-store.js'
 export type { OpenSettlementDatabaseOptions } from './open-settlement-database.js'
 export { openSettlementDatabase } from './open-settlement-database.js'
 export { parseFacilitatorRequest } from './parse-facilitator-request.js'
+export type { PreparedStatementsOptions } from './pg-prepared-statements.js'
+export { withPreparedStatements } from './pg-prepared-statements.js'
 export type { PgliteSession } from './pglite-dialect.js'
 export { createMutex, createPgliteDialect } from './pglite-dialect.js'
 export type {

@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { lockDataDirectory } from './lock-data-directory.js'
+import { withPreparedStatements } from './pg-prepared-statements.js'
 import { createPgliteDialect } from './pglite-dialect.js'
 import type { SettlementDatabase } from './postgres-settlement-store.js'
 
@@ -16,6 +17,11 @@ export type OpenSettlementDatabaseOptions = {
   poolSize?: number
   /** Called with errors of idle pooled connections (a server restart), instead of crashing. */
   onPoolError?: (error: Error) => void
+  /**
+   * Data statements kept prepared per connection (PostgreSQL) or in the session (PGlite), least
+   * recently used closed first (default 100); 0 prepares none.
+   */
+  preparedStatements?: number
 }
 
 /**
@@ -26,18 +32,23 @@ export type OpenSettlementDatabaseOptions = {
 export async function openSettlementDatabase(
   options: OpenSettlementDatabaseOptions = {},
 ): Promise<Kysely<SettlementDatabase>> {
+  const prepared = options.preparedStatements === undefined ? {} : { max: options.preparedStatements }
+  const pglitePrepared =
+    options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 })
     pool.on('error', (error) => options.onPoolError?.(error))
-    return new Kysely<SettlementDatabase>({ dialect: new PostgresDialect({ pool }) })
+    return new Kysely<SettlementDatabase>({
+      dialect: new PostgresDialect({ pool: withPreparedStatements(pool, prepared) }),
+    })
   }
   if (!options.dataDir) {
-    return new Kysely<SettlementDatabase>({ dialect: createPgliteDialect(new PGlite()) })
+    return new Kysely<SettlementDatabase>({ dialect: createPgliteDialect(new PGlite(), pglitePrepared) })
   }
   await mkdir(options.dataDir, { recursive: true })
   const lock = await lockDataDirectory(options.dataDir)
   const db = new Kysely<SettlementDatabase>({
-    dialect: createPgliteDialect(new PGlite(options.dataDir), { onClose: lock.release }),
+    dialect: createPgliteDialect(new PGlite(options.dataDir), { onClose: lock.release, ...pglitePrepared }),
   })
   // Kysely starts its driver on the first query and `destroy()` skips a driver never started, so
   // start it now: destroy then always closes PGlite and releases the lock.

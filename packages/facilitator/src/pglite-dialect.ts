@@ -12,6 +12,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely'
+import { DATA_STATEMENT, nextStatementName, SCHEMA_CHANGE, StatementCache } from './statement-cache.js'
 
 /**
  * The part of a PGlite instance the dialect uses. Structural, so the published declarations do not
@@ -179,13 +180,7 @@ function quote(identifier: string): string {
   return `"${identifier.replaceAll('"', '""')}"`
 }
 
-const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i
-// Statements after which a prepared `select *` or `returning *` could change its columns, which
-// Postgres refuses ("cached plan must not change result type"): the cache starts over after them.
-const SCHEMA_CHANGE = /^\s*(create|alter|drop|do)\b/i
 const { serialize } = protocol
-// Statement names are unique in the process, so two dialects over one PGlite never collide.
-let statementCount = 0
 
 /**
  * The named prepared statements of one PGlite session, least recently used first. What
@@ -196,12 +191,13 @@ let statementCount = 0
 class PreparedStatements {
   readonly #pglite: PgliteSession
   readonly #max: number
-  readonly #statements = new Map<string, { name: string; paramTypes: number[] }>()
+  readonly #statements: StatementCache<{ name: string; paramTypes: number[] }>
   #closing: string[] = []
 
   constructor(pglite: PgliteSession, max: number) {
     this.#pglite = pglite
     this.#max = max
+    this.#statements = new StatementCache(max)
   }
 
   /** Runs `sql` as a prepared statement; undefined (nothing run) when it is not one to prepare. */
@@ -216,9 +212,7 @@ class PreparedStatements {
       return undefined
     }
     return this.#pglite.runExclusive(async () => {
-      const statement = this.#statements.get(sql) ?? (await this.#prepare(sql))
-      this.#statements.delete(sql)
-      this.#statements.set(sql, statement)
+      const statement = this.#statements.use(sql) ?? (await this.#prepare(sql))
       const values = parameters.map((value, index) => this.#serialize(value, statement.paramTypes[index]))
       try {
         const messages = await this.#pglite.execProtocolStream(
@@ -241,15 +235,8 @@ class PreparedStatements {
   }
 
   async #prepare(sql: string): Promise<{ name: string; paramTypes: number[] }> {
-    const name = `tollgate_${statementCount++}`
-    while (this.#statements.size >= this.#max) {
-      const [oldest] = this.#statements
-      if (!oldest) {
-        break
-      }
-      this.#statements.delete(oldest[0])
-      this.#closing.push(oldest[1].name)
-    }
+    const name = nextStatementName()
+    this.#closing.push(...this.#statements.makeRoom())
     const closes = this.#closing.map((old) => serialize.close({ type: 'S', name: old }))
     this.#closing = []
     try {
@@ -261,7 +248,9 @@ class PreparedStatements {
           serialize.sync(),
         ]),
       )
-      return { name, paramTypes: parse.parseDescribeStatementResults(messages as PgliteMessages) }
+      const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages as PgliteMessages) }
+      this.#statements.set(sql, statement)
+      return statement
     } catch (error) {
       throw Object.assign(error as object, { query: sql })
     }
@@ -276,10 +265,7 @@ class PreparedStatements {
   }
 
   #forgetAll() {
-    for (const { name } of this.#statements.values()) {
-      this.#closing.push(name)
-    }
-    this.#statements.clear()
+    this.#closing.push(...this.#statements.clear())
   }
 }
 

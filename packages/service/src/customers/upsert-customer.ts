@@ -24,6 +24,18 @@ export async function upsertCustomer(
   deps: Pick<Deps, 'ids' | 'clock'>,
   input: { merchantId: string; environment: KeyEnvironment; details: CustomerDetails },
 ): Promise<CustomerRow> {
+  return toUpsertCustomerQuery(db, deps, input).executeTakeFirstOrThrow()
+}
+
+/**
+ * The statement of {@link upsertCustomer}, not run, returning the customer's row: a caller may make
+ * it a CTE of its own statement (POST /payments).
+ */
+export function toUpsertCustomerQuery(
+  db: Db,
+  deps: Pick<Deps, 'ids' | 'clock'>,
+  input: { merchantId: string; environment: KeyEnvironment; details: CustomerDetails },
+) {
   const now = deps.clock.now()
   const { details } = input
   const values = {
@@ -40,7 +52,7 @@ export async function upsertCustomer(
     updated_at: now,
   }
   if (details.email === undefined) {
-    return db.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow()
+    return db.insertInto('customers').values(values).returningAll()
   }
   // The conflict target is the partial unique index on lower(email); existing values win over nulls.
   return db
@@ -56,5 +68,4 @@ export async function upsertCustomer(
       }),
     )
     .returningAll()
-    .executeTakeFirstOrThrow()
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
 import { PGlite, types } from '@electric-sql/pglite'
-import { createPgliteDialect, lockDataDirectory } from '@tollgate/facilitator'
+import { createPgliteDialect, lockDataDirectory, withPreparedStatements } from '@tollgate/facilitator'
 import { Kysely, type LogEvent, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Database } from './database.js'
@@ -17,6 +17,11 @@ export type OpenDatabaseOptions = {
   dataDir?: string | undefined
   schema?: string | undefined
   poolSize?: number | undefined
+  /**
+   * Data statements kept as named prepared statements per connection (PostgreSQL) or in the session
+   * (PGlite), least recently used closed first: default 100, 0 prepares none (docs/production.md).
+   */
+  preparedStatements?: number | undefined
   /** Called with the SQL of every statement run (BEGIN and COMMIT included): statement-count tests. */
   onQuery?: ((sql: string) => void) | undefined
 }
@@ -55,7 +60,10 @@ function openPostgres(databaseUrl: string, options: OpenDatabaseOptions): Opened
     max: options.poolSize ?? 10,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...toLog(options) })
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: withPreparedStatements(pool, preparedOption(options)) }),
+    ...toLog(options),
+  })
   const notifications = createPgNotifications(databaseUrl)
   const close = async () => {
     await notifications.close()
@@ -80,7 +88,10 @@ async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase>
     parsers: { [types.INT8]: (value: string) => value },
   })
   const db = new Kysely<Database>({
-    dialect: createPgliteDialect(pglite, lock ? { onClose: lock.release } : {}),
+    dialect: createPgliteDialect(pglite, {
+      ...(lock ? { onClose: lock.release } : {}),
+      ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
+    }),
     ...toLog(options),
   })
   const notifications = createPgliteNotifications(pglite, db as Kysely<unknown>)
@@ -89,6 +100,10 @@ async function openPglite(options: OpenDatabaseOptions): Promise<OpenedDatabase>
     await db.destroy()
   }
   return { db, engine: 'pglite', notifications, close }
+}
+
+function preparedOption(options: OpenDatabaseOptions): { max?: number } {
+  return options.preparedStatements === undefined ? {} : { max: options.preparedStatements }
 }
 
 function toLog(options: OpenDatabaseOptions): { log?: (event: LogEvent) => void } {

@@ -42,19 +42,7 @@ export async function findSessionViewByReference(
     .selectFrom('payment_sessions as s')
     .leftJoin('customers as c', 'c.id', 's.customer_id')
     .selectAll('s')
-    .select([
-      'c.id as customer__id',
-      'c.merchant_id as customer__merchant_id',
-      'c.environment as customer__environment',
-      'c.email as customer__email',
-      'c.first_name as customer__first_name',
-      'c.last_name as customer__last_name',
-      'c.phone as customer__phone',
-      'c.telegram_id as customer__telegram_id',
-      'c.metadata as customer__metadata',
-      'c.created_at as customer__created_at',
-      'c.updated_at as customer__updated_at',
-    ])
+    .select(sessionCustomerColumns)
     .where('s.reference', '=', input.reference)
     .where('s.merchant_id', '=', input.merchantId)
     .where('s.environment', '=', input.environment)
@@ -65,6 +53,37 @@ export async function findSessionViewByReference(
       context: { param: 'reference' },
     })
   }
+  const { row, customer } = splitSessionCustomer(found)
+  if (!input.transactions) {
+    return { row, customer }
+  }
+  const transactions = await loadSessionTransactions(db, [row.id])
+  return { row, customer, transactions: transactions.get(row.id) ?? [] }
+}
+
+/** The customer's columns beside a session's (`c` joined to `s`), prefixed `customer__`. */
+export const sessionCustomerColumns = [
+  'c.id as customer__id',
+  'c.merchant_id as customer__merchant_id',
+  'c.environment as customer__environment',
+  'c.email as customer__email',
+  'c.first_name as customer__first_name',
+  'c.last_name as customer__last_name',
+  'c.phone as customer__phone',
+  'c.telegram_id as customer__telegram_id',
+  'c.metadata as customer__metadata',
+  'c.created_at as customer__created_at',
+  'c.updated_at as customer__updated_at',
+] as const
+
+type CustomerRow = NonNullable<SessionView['customer']>
+type Nullable<T> = { [K in keyof T]: T[K] | null }
+type Prefixed<T> = { [K in keyof T as `customer__${K & string}`]: T[K] }
+
+/** A session row with {@link sessionCustomerColumns} split into the row and its customer (null when none). */
+export function splitSessionCustomer<T extends Prefixed<Nullable<CustomerRow>>>(
+  found: T,
+): { row: Omit<T, keyof Prefixed<CustomerRow>>; customer: CustomerRow | null } {
   const {
     customer__id,
     customer__merchant_id,
@@ -100,11 +119,7 @@ export async function findSessionViewByReference(
           created_at: customer__created_at,
           updated_at: customer__updated_at,
         }
-  if (!input.transactions) {
-    return { row, customer }
-  }
-  const transactions = await loadSessionTransactions(db, [row.id])
-  return { row, customer, transactions: transactions.get(row.id) ?? [] }
+  return { row, customer }
 }
 
 /** Adds the customer (and, when asked, the transactions) to session rows, in two queries at most each. */

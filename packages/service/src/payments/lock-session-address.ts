@@ -38,6 +38,18 @@ export async function allocateSessionAddress(
     newOwner: input.newSession ?? false,
     ...(input.reserved ? { reserved: input.reserved } : {}),
   })
+  return sessionAddressColumns(deps, { environment: input.environment, quote, address })
+}
+
+/**
+ * The columns that lock the quote on a session's row for its deposit `address`, and the jobs to
+ * enqueue with it (the Solana token account).
+ */
+export function sessionAddressColumns(
+  deps: Pick<Deps, 'clock'>,
+  input: { environment: KeyEnvironment; quote: SessionQuote; address: { id: string; address: string } },
+) {
+  const { quote, address } = input
   const jobs: EnqueueJobInput[] = []
   if (quote.asset.kind === 'spl') {
     // An agent's x402 payment only transfers: the address's token account must exist before it

@@ -43,6 +43,8 @@ export const ProductionConfigFile = z.strictObject({
         .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
         .optional(),
       poolSize: z.number().int().min(1).max(1000).optional(),
+      /** Data statements kept prepared per connection (default 100); 0 sends them unnamed (docs/service.md). */
+      preparedStatements: z.number().int().min(0).max(10_000).optional(),
     })
     .default({}),
   /** Live networks by CAIP-2 id (the mainnets of the reference table) with their RPC URL. */

@@ -52,6 +52,7 @@ export async function startProduction(
       databaseUrl: config.databaseUrl,
       schema: config.database.schema,
       poolSize: config.database.poolSize,
+      preparedStatements: config.database.preparedStatements,
     })
     stops.push(database.close)
     const base = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }

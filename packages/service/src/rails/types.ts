@@ -77,6 +77,20 @@ export type DepositAddress = {
 }
 
 /** Allocation and lookup of deposit addresses (HD-derived from the master seed). */
+/** A `deposit_addresses` row as {@link DepositAddresses.derive} makes it. */
+export type NewDepositAddressRow = {
+  id: string
+  merchant_id: string
+  environment: KeyEnvironment
+  chain: ChainName
+  network: string
+  address: string
+  purpose: AddressPurpose
+  owner_id: string
+  derivation_path: string
+  created_at: Date
+}
+
 /** A deposit-address index reserved ahead for one derivation branch, to be used once by `allocate`. */
 export type ReservedIndex = { branch: string; index: number }
 
@@ -112,6 +126,19 @@ export type DepositAddresses = {
       reserved?: ReservedIndex | undefined
     },
   ): Promise<DepositAddress>
+  /**
+   * The `deposit_addresses` row of a new owner's address at a reserved index, derived but not
+   * written: for a caller that inserts it within its own statement (POST /payments) and then calls
+   * `inserted()` (the watchers of this process re-read their addresses).
+   */
+  derive(input: {
+    merchantId: string
+    environment: KeyEnvironment
+    chain: ChainName
+    purpose: AddressPurpose
+    ownerId: string
+    reserved: ReservedIndex
+  }): { values: NewDepositAddressRow; address: DepositAddress; inserted: () => void }
   find(
     db: Db,
     input: { environment: KeyEnvironment; chain: ChainName; address: string },

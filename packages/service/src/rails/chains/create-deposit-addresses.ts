@@ -109,6 +109,32 @@ export function createDepositAddresses(
     const branch = { family: entry.family, environment: input.environment, purpose: input.purpose }
     return { entry, branch, branchKey: getBranchKey(branch) }
   }
+  const derive: DepositAddresses['derive'] = (input) => {
+    const { entry, branch, branchKey } = branchOf(input)
+    if (input.reserved.branch !== branchKey) {
+      throw new AppError('internal_error', {
+        message: `index reserved for ${input.reserved.branch}, not ${branchKey}`,
+      })
+    }
+    const key = deriveKey(branch, assertIndexInRange(branchKey, input.reserved.index))
+    const values = {
+      id: deps.ids.create('addr'),
+      merchant_id: input.merchantId,
+      environment: input.environment,
+      chain: input.chain,
+      network: entry.network,
+      address: key.address,
+      purpose: input.purpose,
+      owner_id: input.ownerId,
+      derivation_path: key.path,
+      created_at: deps.clock.now(),
+    }
+    return {
+      values,
+      address: toDepositAddress(values),
+      inserted: () => options.allocated?.raise(entry.network),
+    }
+  }
   return {
     reserveIndex: async (input) => {
       const { branchKey } = branchOf(input)
@@ -120,33 +146,17 @@ export function createDepositAddresses(
       if (existing) {
         return toDepositAddress(existing)
       }
-      const { entry, branch, branchKey } = branchOf(input)
-      if (input.reserved && input.reserved.branch !== branchKey) {
-        throw new AppError('internal_error', {
-          message: `index reserved for ${input.reserved.branch}, not ${branchKey}`,
-        })
-      }
+      const { branchKey } = branchOf(input)
       const index = input.reserved?.index ?? blocks.take(branchKey) ?? (await nextIndex(db, branchKey))
-      const key = deriveKey(branch, assertIndexInRange(branchKey, index))
+      const derived = derive({ ...input, reserved: { branch: input.reserved?.branch ?? branchKey, index } })
       const inserted = await db
         .insertInto('deposit_addresses')
-        .values({
-          id: deps.ids.create('addr'),
-          merchant_id: input.merchantId,
-          environment: input.environment,
-          chain: input.chain,
-          network: entry.network,
-          address: key.address,
-          purpose: input.purpose,
-          owner_id: input.ownerId,
-          derivation_path: key.path,
-          created_at: deps.clock.now(),
-        })
+        .values(derived.values)
         .onConflict((oc) => oc.columns(['purpose', 'owner_id', 'chain']).doNothing())
         .returning(depositAddressColumns)
         .executeTakeFirst()
       if (inserted) {
-        options.allocated?.raise(entry.network)
+        derived.inserted()
       }
       // A concurrent allocate for the same owner won; its address is the one.
       const row = inserted ?? (await find(db, input))
@@ -155,6 +165,7 @@ export function createDepositAddresses(
       }
       return toDepositAddress(row)
     },
+    derive,
     find: async (db, input) => {
       const entry = options.chains.get(input.environment, input.chain)
       if (!entry) {

@@ -1,7 +1,9 @@
+import { secp256k1 } from '@noble/curves/secp256k1'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
-import { bytesToHex } from 'viem'
+import { bytesToHex, hexToBytes } from 'viem'
+import { privateKeyToAddress } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 import type { ChainFamily } from '../types.js'
 import {
@@ -10,7 +12,7 @@ import {
   getBranchKey,
   getDerivationPath,
 } from './derive-deposit-key.js'
-import { isValidChainAddress } from './is-valid-chain-address.js'
+import { base58check, isValidChainAddress } from './is-valid-chain-address.js'
 
 // Anvil's public test mnemonic: m/44'/60'/0'/0/0 is its well-known first account.
 const seed = mnemonicToSeedSync('test test test test test test test test test test test junk')
@@ -68,6 +70,20 @@ describe('deriveDepositKey', () => {
     expect(bytesToHex(deriveOther(branch, 1).privateKey)).toBe(
       bytesToHex(Slip10Key.fromMasterSeed(other).derive("m/44'/501'/1'/0'/1'").privateKey),
     )
+  })
+  test('behavior: an EVM or Tron address is the one its private key gives (y recovered from the compressed key, both parities)', () => {
+    const derive = createDepositKeyDeriver(seed)
+    const parities = new Set<number>()
+    for (let index = 0; index < 16; index++) {
+      const key = derive({ family: 'evm', environment: 'test', purpose: 'session' }, index)
+      expect(key.address).toBe(privateKeyToAddress(bytesToHex(key.privateKey)))
+      parities.add(secp256k1.getPublicKey(key.privateKey, true)[0] ?? 0)
+      const tron = derive({ family: 'tron', environment: 'test', purpose: 'session' }, index)
+      const evmBytes = hexToBytes(privateKeyToAddress(bytesToHex(tron.privateKey)))
+      expect(tron.address).toBe(base58check.encode(new Uint8Array([0x41, ...evmBytes])))
+    }
+    // Keys with an even and an odd y were both checked.
+    expect([...parities].sort()).toEqual([2, 3])
   })
   test('behavior: the same seed, branch and index give the same address (recoverable)', () => {
     const branch = { family: 'solana', environment: 'test', purpose: 'deposit' } as const

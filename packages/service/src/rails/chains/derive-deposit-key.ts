@@ -3,7 +3,7 @@ import { HDKey } from '@scure/bip32'
 import { getAddressDecoder } from '@solana/kit'
 import { HARDENED_OFFSET, HDKey as Slip10Key } from 'micro-key-producer/slip10.js'
 import { bytesToHex, type Hex, hexToBytes, ripemd160, sha256 } from 'viem'
-import { privateKeyToAddress } from 'viem/accounts'
+import { publicKeyToAddress } from 'viem/accounts'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import type { AddressPurpose, ChainFamily } from '../types.js'
 import { base58check } from './is-valid-chain-address.js'
@@ -50,6 +50,35 @@ export function getDerivationPath(branch: DerivationBranch, index: number): stri
 
 const hash160 = (bytes: Uint8Array) => ripemd160(sha256(bytes, 'bytes'), 'bytes')
 
+// secp256k1's field prime; p = 3 (mod 4), so a square root of a is a^((p+1)/4).
+const fieldPrime = 2n ** 256n - 2n ** 32n - 977n
+
+function powMod(base: bigint, exponent: bigint): bigint {
+  let result = 1n
+  let b = base % fieldPrime
+  for (let e = exponent; e > 0n; e >>= 1n) {
+    if (e & 1n) {
+      result = (result * b) % fieldPrime
+    }
+    b = (b * b) % fieldPrime
+  }
+  return result
+}
+
+/**
+ * The EVM address of a compressed secp256k1 public key (the one the derived key already holds):
+ * its y recovered from x (y² = x³ + 7), then keccak's last 20 bytes, checksummed. Computing it
+ * from the private key (`privateKeyToAddress`) multiplied the curve's generator a second time.
+ */
+function toEvmAddress(compressed: Uint8Array): Hex {
+  const x = BigInt(bytesToHex(compressed.subarray(1)))
+  let y = powMod(x * x * x + 7n, (fieldPrime + 1n) / 4n)
+  if ((y & 1n) !== BigInt((compressed[0] ?? 0) & 1)) {
+    y = fieldPrime - y
+  }
+  return publicKeyToAddress(`0x04${x.toString(16).padStart(64, '0')}${y.toString(16).padStart(64, '0')}`)
+}
+
 function toAddress(family: ChainFamily, environment: KeyEnvironment, key: HDKey): string {
   const privateKey = key.privateKey
   const publicKey = key.publicKey
@@ -58,12 +87,10 @@ function toAddress(family: ChainFamily, environment: KeyEnvironment, key: HDKey)
   }
   switch (family) {
     case 'evm':
-      return privateKeyToAddress(bytesToHex(privateKey))
+      return toEvmAddress(publicKey)
     case 'tron':
       // Tron: the EVM address bytes behind version byte 0x41, base58check.
-      return base58check.encode(
-        new Uint8Array([0x41, ...hexToBytes(privateKeyToAddress(bytesToHex(privateKey)))]),
-      )
+      return base58check.encode(new Uint8Array([0x41, ...hexToBytes(toEvmAddress(publicKey))]))
     case 'bitcoin':
       return bech32.encode(environment === 'live' ? 'bc' : 'tb', [0, ...bech32.toWords(hash160(publicKey))])
     case 'dogecoin':
