@@ -23,16 +23,21 @@ export type PreparedStatementsOptions = {
  * transaction). From a statement's sixth run PostgreSQL may plan it generically: a parameter in an
  * `on conflict (...) where ...` predicate must be a literal (`sql.lit`; docs/facilitator.md).
  */
-export function withPreparedStatements(pool: pg.Pool, options: PreparedStatementsOptions = {}): PostgresPool {
+export function withPreparedStatements(
+  pool: PostgresPool,
+  options: PreparedStatementsOptions = {},
+): PostgresPool {
   const max = options.max ?? 100
   if (max === 0) {
-    return pool as unknown as PostgresPool
+    return pool
   }
   const shared = { schemaVersion: 0 }
   const wrapped = new WeakMap<pg.PoolClient, PreparingClient>()
   return {
     async connect() {
-      const client = await pool.connect()
+      // A `pg` pool's client (typed structurally in the signature, so the published declarations
+      // need no `@types/pg`): its named-statement query form is what this relies on.
+      const client = (await pool.connect()) as unknown as pg.PoolClient
       let preparing = wrapped.get(client)
       if (!preparing) {
         preparing = new PreparingClient(client, max, shared)
