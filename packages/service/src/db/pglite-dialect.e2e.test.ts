@@ -125,13 +125,14 @@ describe('createPgliteDialect', () => {
         [2, null],
         [3, null],
       ])
-      // At most two stay prepared: the last `select *` and this one.
+      // At most two stay prepared: the last `select *` and this one. Sorted by text: PGlite's
+      // clock counts milliseconds, so two statements prepared in one tie on `prepare_time`.
       const prepared = await sql<{
         statement: string
-      }>`select statement from pg_prepared_statements order by prepare_time`.execute(small)
+      }>`select statement from pg_prepared_statements order by statement`.execute(small)
       expect(prepared.rows.map((row) => row.statement)).toEqual([
         'select * from typed order by id',
-        'select statement from pg_prepared_statements order by prepare_time',
+        'select statement from pg_prepared_statements order by statement',
       ])
       await expect(insert(3)).rejects.toMatchObject({ code: '23505', table: 'typed' })
       const trx = await small.startTransaction().execute()
