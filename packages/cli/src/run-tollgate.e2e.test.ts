@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -78,4 +78,43 @@ describe('the tollgate bin', () => {
     })
     await expect(run).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--merchant') })
   })
+
+  test('behavior: server commands run in a child node with the fixed semi-space, other commands without', async () => {
+    // A preload (through NODE_OPTIONS, so the bin and its child both load it) records each process's
+    // V8 flags and the young generation's size as V8 set it up.
+    const dir = await mkdtemp(join(tmpdir(), 'tollgate-bin-'))
+    try {
+      const preload = join(dir, 'record.mjs')
+      await writeFile(
+        preload,
+        `import { appendFileSync } from 'node:fs'
+import { getHeapSpaceStatistics } from 'node:v8'
+const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')
+appendFileSync(${JSON.stringify(join(dir, 'seen.jsonl'))}, JSON.stringify({ command: process.env.SEEN_COMMAND, execArgv: process.execArgv, young: young.space_size }) + '\\n')
+`,
+      )
+      const seen = async (command: string) => {
+        await promisify(execFile)(process.execPath, ['packages/cli/bin/tollgate.js', command, '--help'], {
+          cwd: root,
+          timeout: 60_000,
+          env: { ...process.env, NODE_OPTIONS: `--import=${preload}`, SEEN_COMMAND: command },
+        })
+        const lines = (await readFile(join(dir, 'seen.jsonl'), 'utf8')).trim().split('\n')
+        return lines
+          .map((line) => JSON.parse(line) as { command: string; execArgv: string[]; young: number })
+          .filter((r) => r.command === command)
+      }
+      const flags = ['--max-semi-space-size=32', '--min-semi-space-size=32']
+      const facilitator = await seen('facilitator')
+      const child = facilitator.find((r) => flags.every((f) => r.execArgv.includes(f)))
+      expect(child, JSON.stringify(facilitator)).toBeDefined()
+      const keys = await seen('keys')
+      expect(keys.length).toBeGreaterThan(0)
+      expect(keys.some((r) => r.execArgv.some((a) => a.includes('semi-space')))).toBe(false)
+      // The flag took effect: the child's young generation is larger than a default process's.
+      expect(child?.young ?? 0).toBeGreaterThan(Math.max(...keys.map((r) => r.young)))
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

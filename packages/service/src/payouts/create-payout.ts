@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { AppError, isAppError } from '@tollgate/core'
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { PayoutKind } from '../db/schema/payouts.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
@@ -251,6 +251,32 @@ function toPayoutRecord(deps: Deps, input: CreatePayoutInput, payout: NewPayout)
   return { row, posting, job }
 }
 
+// The merchant's daily limit and the conditional count of `amount` in its usage of `day`: the
+// `payout_usage` CTE yields a row only when the new total stays within the limit, and gates the
+// rest of the statement. `after` names further CTEs that must yield a row too (the quote's claim).
+// Shared by the single and the batched reserve, so both count usage the same way.
+function usageCtes(
+  deps: Deps,
+  input: Pick<CreatePayoutInput, 'merchantId' | 'environment'>,
+  usage: { day: string; amount: bigint; after: RawBuilder<unknown> },
+) {
+  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
+  return sql`payout_limit as (
+        select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
+          ${defaultLimit}::numeric) as daily_limit
+      ),
+      payout_usage as (
+        insert into payout_daily_usage (merchant_id, environment, day, used)
+        select ${input.merchantId}::text, ${input.environment}::text, ${usage.day}::text, ${usage.amount}::numeric
+        from payout_limit${usage.after}
+        where ${usage.amount}::numeric <= daily_limit
+        on conflict (merchant_id, environment, day) do update
+        set used = payout_daily_usage.used + excluded.used
+        where payout_daily_usage.used + excluded.used <= (select daily_limit from payout_limit)
+        returning used
+      )`
+}
+
 const payoutColumns = (row: object) => sql.join(Object.keys(row).map((column) => sql.ref(column)))
 
 async function recordPayout(deps: Deps, input: CreatePayoutInput, payout: NewPayout): Promise<Outcome> {
@@ -260,7 +286,6 @@ async function recordPayout(deps: Deps, input: CreatePayoutInput, payout: NewPay
   const fromRecord = sql.join(Object.keys(row).map((column) => sql.ref(`r.${column}`)))
   const { ctes } = toPostingCtes(deps, { ...posting, gate: 'payout_usage' })
   const amount = plan.usdEquivalent
-  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
   // A quote pays once: claimed by one conditional update, which gates everything after it.
   const quote =
     plan.quoteId === null
@@ -280,20 +305,7 @@ async function recordPayout(deps: Deps, input: CreatePayoutInput, payout: NewPay
   let result: Result | undefined
   try {
     const { rows } = await sql<Result>`with ${quote},
-      payout_limit as (
-        select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
-          ${defaultLimit}::numeric) as daily_limit
-      ),
-      payout_usage as (
-        insert into payout_daily_usage (merchant_id, environment, day, used)
-        select ${input.merchantId}::text, ${input.environment}::text, ${row.usage_day}::text, ${amount}::numeric
-        from payout_limit, payout_quote
-        where ${amount}::numeric <= daily_limit
-        on conflict (merchant_id, environment, day) do update
-        set used = payout_daily_usage.used + excluded.used
-        where payout_daily_usage.used + excluded.used <= (select daily_limit from payout_limit)
-        returning used
-      ),
+      ${usageCtes(deps, input, { day: row.usage_day, amount, after: sql`, payout_quote` })},
       ${ctes},
       payout_row as (
         insert into payouts (${columns})
@@ -366,7 +378,6 @@ async function recordPayoutBatch(batch: Reserve[]): Promise<Outcome[] | undefine
     return undefined
   }
   const amount = batch.reduce((sum, r) => sum + r.payout.plan.usdEquivalent, 0n)
-  const defaultLimit = parseLedgerAmount(deps.settings.payouts.dailyLimitUsd, 'USDT')
   const ledger = toPostingBatchCtes(deps, {
     environment: input.environment,
     transactions: records.map((r) => r.posting),
@@ -385,20 +396,7 @@ async function recordPayoutBatch(batch: Reserve[]): Promise<Outcome[] | undefine
   const fromRecord = sql.join(Object.keys(records[0]?.row ?? {}).map((column) => sql.ref(`r.${column}`)))
   try {
     const { rows: inserted } = await sql<PayoutRow & { notified: string | null }>`with
-      payout_limit as (
-        select coalesce((select payout_daily_limit from merchants where id = ${input.merchantId}::text),
-          ${defaultLimit}::numeric) as daily_limit
-      ),
-      payout_usage as (
-        insert into payout_daily_usage (merchant_id, environment, day, used)
-        select ${input.merchantId}::text, ${input.environment}::text, ${day}::text, ${amount}::numeric
-        from payout_limit
-        where ${amount}::numeric <= daily_limit
-        on conflict (merchant_id, environment, day) do update
-        set used = payout_daily_usage.used + excluded.used
-        where payout_daily_usage.used + excluded.used <= (select daily_limit from payout_limit)
-        returning used
-      ),
+      ${usageCtes(deps, input, { day, amount, after: sql`` })},
       ${ledger},
       payout_rows as (
         insert into payouts (${columns})
