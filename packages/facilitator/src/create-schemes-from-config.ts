@@ -12,6 +12,7 @@ import { createPublicClient, defineChain, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig, NetworkSettings } from './facilitator-config.js'
 import type { SignerBalance } from './facilitator-metrics.js'
+import { isLoopbackUrl } from './is-loopback-url.js'
 
 /** The schemes a configuration describes, their fee-payer balances, and how to stop their timers. */
 export type ConfiguredSchemes = {
@@ -41,7 +42,14 @@ export async function createSchemesFromConfig(
     }
     const options = {
       networks: Object.fromEntries(
-        serving.map((n) => [n.network, { client: getClient(n), relayer: relayers.get(n) as Relayer }]),
+        serving.map((n) => [
+          n.network,
+          {
+            client: getClient(n),
+            relayer: relayers.get(n) as Relayer,
+            ...(isLoopbackUrl(n.rpcUrl) ? { maxEthCallsInFlight: 1 } : {}),
+          },
+        ]),
       ),
       assets,
       ...(config.evm.receiptTimeoutMs ? { receiptTimeoutMs: config.evm.receiptTimeoutMs } : {}),

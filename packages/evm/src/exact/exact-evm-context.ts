@@ -16,8 +16,12 @@ export type EvmFacilitatorClient = Pick<
 
 /** Options of `createEip3009Facilitator` and `createPermit2Facilitator`. */
 export type EvmFacilitatorOptions = {
-  /** Per CAIP-2 network: the RPC client and the relayer that pays settlement gas. */
-  networks: Record<string, { client: EvmFacilitatorClient; relayer: Relayer }>
+  /**
+   * Per CAIP-2 network: the RPC client, the relayer that pays settlement gas and, optionally, how
+   * many verify `eth_call`s may await the node at once (the multicall batcher's `maxInFlight`,
+   * default 2; 1 suits a node on the same machine, see `createSchemesFromConfig`).
+   */
+  networks: Record<string, { client: EvmFacilitatorClient; relayer: Relayer; maxEthCallsInFlight?: number }>
   /** Allowlist: only assets registered for the network whose `transferMethods` include the scheme. */
   assets: AssetRegistry
   /** Clock in milliseconds (default `Date.now`). */
@@ -66,7 +70,7 @@ export type ExactEvmContext = {
 /** Resolves {@link EvmFacilitatorOptions} into the shared context (one batcher and code cache per client). */
 export function createExactEvmContext(options: EvmFacilitatorOptions): ExactEvmContext {
   const networks = new Map<string, ExactEvmNetwork>()
-  for (const [network, { client, relayer }] of Object.entries(options.networks)) {
+  for (const [network, { client, relayer, maxEthCallsInFlight }] of Object.entries(options.networks)) {
     if (!isEvmNetwork(network)) {
       continue
     }
@@ -74,7 +78,7 @@ export function createExactEvmContext(options: EvmFacilitatorOptions): ExactEvmC
       network,
       client,
       relayer,
-      batcher: getMulticallBatcher(client),
+      batcher: getMulticallBatcher(client, maxEthCallsInFlight ? { maxInFlight: maxEthCallsInFlight } : {}),
       codeCache: getCodeCache(client),
     })
   }

@@ -290,11 +290,17 @@ export class MulticallBatcher {
 
 const batchers = new WeakMap<MulticallClient, MulticallBatcher>()
 
-/** The batcher shared by every facilitator that uses `client` (one per RPC client). */
-export function getMulticallBatcher(client: MulticallClient): MulticallBatcher {
+/**
+ * The batcher shared by every facilitator that uses `client` (one per RPC client); `options` apply
+ * when this call creates it.
+ */
+export function getMulticallBatcher(
+  client: MulticallClient,
+  options: MulticallBatcherOptions = {},
+): MulticallBatcher {
   let batcher = batchers.get(client)
   if (!batcher) {
-    batcher = new MulticallBatcher(client)
+    batcher = new MulticallBatcher(client, options)
     batchers.set(client, batcher)
   }
   return batcher
