@@ -17,7 +17,11 @@
 // settle's time goes, phase by phase. BENCH_CPU_PROFILE=1 adds, after the measured c16 rounds, one
 // profiled c16 run per server and database (BENCH_X402_PROFILE_OPS settles, default 320), written as
 // bench/results/x402-merchant-<database>-<server>-c16.cpuprofile (open in Chrome DevTools, or
-// summarize with bench/lib/x402-merchant-profile.ts); the measured rounds are not profiled.
+// summarize with bench/lib/x402-merchant-profile.ts); the measured rounds are not profiled. Each
+// side also reports the SQL statements per settle (the facilitator's and the service's, counted by
+// the database handle's query log) and of them the credit statements (those writing x402_transactions:
+// fewer than one per settle when concurrent credits are coalesced); on PostgreSQL, at c16, the mean
+// over 50 ms samples of pg_stat_activity of the service's connections busy and waiting for a lock.
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
@@ -72,9 +76,22 @@ async function main() {
       ...(process.env.BENCH_DATABASE_URL ? [{ name: 'postgres', url: process.env.BENCH_DATABASE_URL }] : []),
     ]
     for (const database of databases) {
+      const count = { statements: 0, credits: 0 }
+      const onQuery = (text: string) => {
+        count.statements += 1
+        if (/^\s*(with x402_rows? as \(\s*)?insert into "?x402_transactions/.test(text)) {
+          count.credits += 1
+        }
+      }
+      // The pool's connections carry this run's application name, so the lock sampler counts them
+      // only (other processes may use the same database).
       const opened = database.url
-        ? await openBenchDatabase('postgres', { postgresUrl: database.url, poolSize: 20 })
-        : await openDatabase({})
+        ? await openBenchDatabase('postgres', {
+            postgresUrl: withApplicationName(database.url),
+            poolSize: 20,
+            onQuery,
+          })
+        : await openDatabase({ onQuery })
       // The facilitator behind all servers, on the settlement store BENCH_X402_STORE names: `database`
       // (the default: a durable store in the service's database, as the sandbox's in-process
       // facilitator and a deployed facilitator have, so both sides pay the facilitator's own writes)
@@ -114,7 +131,15 @@ async function main() {
         const totals = new Map(
           sides.map((side) => [
             side.name,
-            { latenciesMs: [] as number[], seconds: 0, cpuMs: 0, failures: 0 },
+            {
+              latenciesMs: [] as number[],
+              seconds: 0,
+              cpuMs: 0,
+              failures: 0,
+              statements: 0,
+              credits: 0,
+              lockSamples: [] as { busy: number; waiting: number }[],
+            },
           ]),
         )
         for (let round = 0; round < ROUNDS; round++) {
@@ -124,6 +149,9 @@ async function main() {
               continue
             }
             const bodies = await signEip3009Bodies(payers, requirements, perRound)
+            const sampler =
+              database.url && concurrency === 16 ? sampleLockWaits(opened.db, total.lockSamples) : undefined
+            const counted = { ...count }
             const cpu = process.cpuUsage()
             const run = await runClosedLoop(bodies, concurrency, async (body) => {
               if (!(await settle(side.url, side.headers, body))) {
@@ -131,6 +159,9 @@ async function main() {
               }
             })
             const used = process.cpuUsage(cpu)
+            await sampler?.stop()
+            total.statements += count.statements - counted.statements
+            total.credits += count.credits - counted.credits
             total.cpuMs += (used.user + used.system) / 1000
             total.seconds += run.seconds
             total.latenciesMs.push(...run.latenciesMs)
@@ -148,6 +179,16 @@ async function main() {
             failures: total.failures,
             opsPerSecond: round(ops / total.seconds),
             cpuMsPerOp: round(total.cpuMs / ops),
+            statementsPerOp: round(total.statements / ops),
+            creditStatementsPerOp: round(total.credits / ops),
+            ...(total.lockSamples.length > 0
+              ? {
+                  connections: {
+                    busy: round(mean(total.lockSamples.map((x) => x.busy))),
+                    waitingForLock: round(mean(total.lockSamples.map((x) => x.waiting))),
+                  },
+                }
+              : {}),
             latencyMs: summarize(total.latenciesMs),
           }
           console.log(label.padEnd(32), JSON.stringify(results[label]))
@@ -255,6 +296,42 @@ async function profileSide(path: string, bodies: string[], op: (body: string) =>
   } finally {
     await session.post('Profiler.disable').catch(() => undefined)
     session.disconnect()
+  }
+}
+
+const applicationName = `tollgate-x402-bench-${process.pid}`
+function withApplicationName(url: string) {
+  const parsed = new URL(url)
+  parsed.searchParams.set('application_name', applicationName)
+  return parsed.toString()
+}
+
+const mean = (values: number[]) => values.reduce((sum, x) => sum + x, 0) / Math.max(1, values.length)
+
+// Samples pg_stat_activity every 50 ms until stopped: the service's other connections in a
+// statement or transaction, and how many of them wait for a lock (a row lock another holds).
+function sampleLockWaits(
+  db: Awaited<ReturnType<typeof openDatabase>>['db'],
+  into: { busy: number; waiting: number }[],
+) {
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await sql<{ state: string | null; wait: string | null }>`
+        select state, wait_event_type as wait from pg_stat_activity
+        where application_name = ${applicationName} and pid <> pg_backend_pid()`.execute(db)
+      into.push({
+        busy: rows.filter((r) => r.state !== null && r.state !== 'idle').length,
+        waiting: rows.filter((r) => r.wait === 'Lock').length,
+      })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await loop
+    },
   }
 }
 
