@@ -213,6 +213,19 @@ async function main() {
         `${database.name}.merchant-path`.padEnd(32),
         JSON.stringify(results[`${database.name}.merchant-path`]),
       )
+      // The same at 16 concurrent settles: the stub answers at once, so the credits meet (coalesced
+      // credits, docs/x402-merchant.md), without the chain's or HTTP's CPU around them.
+      results[`${database.name}.merchant-path-c16`] = await measureMerchantPath(
+        deps,
+        key,
+        requirements,
+        payers,
+        16,
+      )
+      console.log(
+        `${database.name}.merchant-path-c16`.padEnd(32),
+        JSON.stringify(results[`${database.name}.merchant-path-c16`]),
+      )
       await closeServices()
       await bare.close()
       close()
@@ -352,7 +365,7 @@ async function settle(url: string, headers: Record<string, string>, body: string
 
 /**
  * The merchant API's own cost per settle, without the chain or HTTP: POST /x402/settle through
- * `app.fetch` in process, one at a time, with a stub facilitator that answers success at once. Reports
+ * `app.fetch` in process, one at a time (or `concurrency` at once), with a stub facilitator that answers success at once. Reports
  * process CPU time, time inside database calls (Kysely's, so BEGIN and COMMIT are not counted as
  * separate statements) and statements per settle: measures a loaded machine changes little.
  */
@@ -361,6 +374,7 @@ async function measureMerchantPath(
   key: string,
   requirements: PaymentRequirements,
   payers: PrivateKeyAccount[],
+  concurrency = 1,
 ) {
   const started = new Map<unknown, number>()
   const db = { ms: 0, statements: 0 }
@@ -413,7 +427,7 @@ async function measureMerchantPath(
   db.ms = 0
   db.statements = 0
   const cpu = process.cpuUsage()
-  const run = await runClosedLoop(bodies.slice(10), 1, post)
+  const run = await runClosedLoop(bodies.slice(10), concurrency, post)
   const used = process.cpuUsage(cpu)
   return {
     ops,
