@@ -17,7 +17,11 @@
 // settle's time goes, phase by phase. BENCH_CPU_PROFILE=1 adds, after the measured c16 rounds, one
 // profiled c16 run per server and database (BENCH_X402_PROFILE_OPS settles, default 320), written as
 // bench/results/x402-merchant-<database>-<server>-c16.cpuprofile (open in Chrome DevTools, or
-// summarize with bench/lib/x402-merchant-profile.ts); the measured rounds are not profiled.
+// summarize with bench/lib/x402-merchant-profile.ts); the measured rounds are not profiled. Each
+// side also reports the SQL statements per settle (the facilitator's and the service's, counted by
+// the database handle's query log) and of them the credit statements (those writing x402_transactions:
+// fewer than one per settle when concurrent credits are coalesced); on PostgreSQL, at c16, the mean
+// over 50 ms samples of pg_stat_activity of the service's connections busy and waiting for a lock.
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
@@ -72,9 +76,25 @@ async function main() {
       ...(process.env.BENCH_DATABASE_URL ? [{ name: 'postgres', url: process.env.BENCH_DATABASE_URL }] : []),
     ]
     for (const database of databases) {
+      const count = { statements: 0, credits: 0 }
+      const onQuery = (text: string) => {
+        if (text.includes('pg_stat_activity')) {
+          return // the lock sampler's own reads
+        }
+        count.statements += 1
+        if (/^\s*(with x402_rows? as \(\s*)?insert into "?x402_transactions/.test(text)) {
+          count.credits += 1
+        }
+      }
+      // The pool's connections carry this run's application name, so the lock sampler counts them
+      // only (other processes may use the same database).
       const opened = database.url
-        ? await openBenchDatabase('postgres', { postgresUrl: database.url, poolSize: 20 })
-        : await openDatabase({})
+        ? await openBenchDatabase('postgres', {
+            postgresUrl: withApplicationName(database.url),
+            poolSize: 20,
+            onQuery,
+          })
+        : await openDatabase({ onQuery })
       // The facilitator behind all servers, on the settlement store BENCH_X402_STORE names: `database`
       // (the default: a durable store in the service's database, as the sandbox's in-process
       // facilitator and a deployed facilitator have, so both sides pay the facilitator's own writes)
@@ -114,7 +134,15 @@ async function main() {
         const totals = new Map(
           sides.map((side) => [
             side.name,
-            { latenciesMs: [] as number[], seconds: 0, cpuMs: 0, failures: 0 },
+            {
+              latenciesMs: [] as number[],
+              seconds: 0,
+              cpuMs: 0,
+              failures: 0,
+              statements: 0,
+              credits: 0,
+              lockSamples: [] as { busy: number; waiting: number }[],
+            },
           ]),
         )
         for (let round = 0; round < ROUNDS; round++) {
@@ -124,6 +152,9 @@ async function main() {
               continue
             }
             const bodies = await signEip3009Bodies(payers, requirements, perRound)
+            const sampler =
+              database.url && concurrency === 16 ? sampleLockWaits(opened.db, total.lockSamples) : undefined
+            const counted = { ...count }
             const cpu = process.cpuUsage()
             const run = await runClosedLoop(bodies, concurrency, async (body) => {
               if (!(await settle(side.url, side.headers, body))) {
@@ -131,6 +162,9 @@ async function main() {
               }
             })
             const used = process.cpuUsage(cpu)
+            await sampler?.stop()
+            total.statements += count.statements - counted.statements
+            total.credits += count.credits - counted.credits
             total.cpuMs += (used.user + used.system) / 1000
             total.seconds += run.seconds
             total.latenciesMs.push(...run.latenciesMs)
@@ -148,6 +182,16 @@ async function main() {
             failures: total.failures,
             opsPerSecond: round(ops / total.seconds),
             cpuMsPerOp: round(total.cpuMs / ops),
+            statementsPerOp: round(total.statements / ops),
+            creditStatementsPerOp: round(total.credits / ops),
+            ...(total.lockSamples.length > 0
+              ? {
+                  connections: {
+                    busy: round(mean(total.lockSamples.map((x) => x.busy))),
+                    waitingForLock: round(mean(total.lockSamples.map((x) => x.waiting))),
+                  },
+                }
+              : {}),
             latencyMs: summarize(total.latenciesMs),
           }
           console.log(label.padEnd(32), JSON.stringify(results[label]))
@@ -168,6 +212,19 @@ async function main() {
       console.log(
         `${database.name}.merchant-path`.padEnd(32),
         JSON.stringify(results[`${database.name}.merchant-path`]),
+      )
+      // The same at 16 concurrent settles: the stub answers at once, so the credits meet (coalesced
+      // credits, docs/x402-merchant.md), without the chain's or HTTP's CPU around them.
+      results[`${database.name}.merchant-path-c16`] = await measureMerchantPath(
+        deps,
+        key,
+        requirements,
+        payers,
+        16,
+      )
+      console.log(
+        `${database.name}.merchant-path-c16`.padEnd(32),
+        JSON.stringify(results[`${database.name}.merchant-path-c16`]),
       )
       await closeServices()
       await bare.close()
@@ -258,6 +315,42 @@ async function profileSide(path: string, bodies: string[], op: (body: string) =>
   }
 }
 
+const applicationName = `tollgate-x402-bench-${process.pid}`
+function withApplicationName(url: string) {
+  const parsed = new URL(url)
+  parsed.searchParams.set('application_name', applicationName)
+  return parsed.toString()
+}
+
+const mean = (values: number[]) => values.reduce((sum, x) => sum + x, 0) / Math.max(1, values.length)
+
+// Samples pg_stat_activity every 50 ms until stopped: the service's other connections in a
+// statement or transaction, and how many of them wait for a lock (a row lock another holds).
+function sampleLockWaits(
+  db: Awaited<ReturnType<typeof openDatabase>>['db'],
+  into: { busy: number; waiting: number }[],
+) {
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await sql<{ state: string | null; wait: string | null }>`
+        select state, wait_event_type as wait from pg_stat_activity
+        where application_name = ${applicationName} and pid <> pg_backend_pid()`.execute(db)
+      into.push({
+        busy: rows.filter((r) => r.state !== null && r.state !== 'idle').length,
+        waiting: rows.filter((r) => r.wait === 'Lock').length,
+      })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await loop
+    },
+  }
+}
+
 /** One settle over HTTP; whether it answered a success. */
 async function settle(url: string, headers: Record<string, string>, body: string): Promise<boolean> {
   const res = await fetch(url, {
@@ -272,7 +365,7 @@ async function settle(url: string, headers: Record<string, string>, body: string
 
 /**
  * The merchant API's own cost per settle, without the chain or HTTP: POST /x402/settle through
- * `app.fetch` in process, one at a time, with a stub facilitator that answers success at once. Reports
+ * `app.fetch` in process, one at a time (or `concurrency` at once), with a stub facilitator that answers success at once. Reports
  * process CPU time, time inside database calls (Kysely's, so BEGIN and COMMIT are not counted as
  * separate statements) and statements per settle: measures a loaded machine changes little.
  */
@@ -281,6 +374,7 @@ async function measureMerchantPath(
   key: string,
   requirements: PaymentRequirements,
   payers: PrivateKeyAccount[],
+  concurrency = 1,
 ) {
   const started = new Map<unknown, number>()
   const db = { ms: 0, statements: 0 }
@@ -333,7 +427,7 @@ async function measureMerchantPath(
   db.ms = 0
   db.statements = 0
   const cpu = process.cpuUsage()
-  const run = await runClosedLoop(bodies.slice(10), 1, post)
+  const run = await runClosedLoop(bodies.slice(10), concurrency, post)
   const used = process.cpuUsage(cpu)
   return {
     ops,

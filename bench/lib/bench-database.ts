@@ -24,11 +24,12 @@ export type BenchEngine = 'pglite' | 'postgres'
  */
 export async function openBenchDatabase(
   engine: BenchEngine,
-  options: { postgresUrl?: string | undefined; poolSize: number },
+  options: { postgresUrl?: string | undefined; poolSize: number; onQuery?: (sql: string) => void },
 ): Promise<OpenedDatabase> {
+  const onQuery = options.onQuery ? { onQuery: options.onQuery } : {}
   if (engine === 'pglite') {
     const dataDir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'))
-    const opened = await openDatabase({ dataDir })
+    const opened = await openDatabase({ dataDir, ...onQuery })
     return {
       ...opened,
       close: () => opened.close().then(() => rm(dataDir, { recursive: true, force: true })),
@@ -36,7 +37,12 @@ export async function openBenchDatabase(
   }
   const { postgresUrl } = options
   const schema = `svc_bench_${randomBytes(4).toString('hex')}`
-  const opened = await openDatabase({ databaseUrl: postgresUrl, schema, poolSize: options.poolSize })
+  const opened = await openDatabase({
+    databaseUrl: postgresUrl,
+    schema,
+    poolSize: options.poolSize,
+    ...onQuery,
+  })
   return {
     ...opened,
     close: async () => {

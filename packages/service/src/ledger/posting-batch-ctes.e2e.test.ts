@@ -26,12 +26,12 @@ describeEachDatabase(
       { debit: merchantAccount(merchantId), credit: custody, amount, currency: 'USDC' },
       { debit: merchantAccount(merchantId), credit: 'platform:fees', amount: fee, currency: 'USDC' },
     ]
-    const batch = (keys: string[], legs: (key: string) => LedgerLeg[]) => {
+    const batch = (keys: string[], legs: (key: string) => LedgerLeg[], pending = true) => {
       const transactions = keys.map((key) => ({
         environment: 'test' as const,
         idempotencyKey: key,
         transactionId: deps.ids.create('ltx'),
-        pending: true,
+        pending,
         legs: legs(key),
         source: 'payout' as const,
         sourceId: key,
@@ -96,6 +96,87 @@ describeEachDatabase(
         ['b-3', 'pending', '1', '58', '57'],
       ])
       expect(await checkLedgerInvariants(deps)).toEqual([])
+    })
+
+    test('behavior: single-phase credits of two merchants in one statement: posted counters, chained completed rows', async () => {
+      const [m = '', n = ''] = await createTestMerchants(deps, 2)
+      await fundMerchant(deps, { merchantId: m, amount: 100n, currency: 'USDC' })
+      // An x402 credit: custody to the merchant (net) and to the platform (fee).
+      const creditLegs = (merchantId: string, net: bigint): LedgerLeg[] => [
+        { debit: custody, credit: merchantAccount(merchantId), amount: net, currency: 'USDC' },
+        { debit: custody, credit: 'platform:fees', amount: 1n, currency: 'USDC' },
+      ]
+      await ensure(m)
+      await ensure(n)
+      const fees = async () =>
+        (
+          await deps.db
+            .selectFrom('ledger_accounts')
+            .select(['credits_posted', 'credits_pending'])
+            .where('code', '=', 'platform:fees')
+            .where('currency', '=', 'USDC')
+            .where('environment', '=', 'test')
+            .executeTakeFirstOrThrow()
+        ).credits_posted
+      const feesBefore = BigInt(await fees())
+      await batch(
+        ['s-1', 's-2', 's-3'],
+        (key) => creditLegs(key === 's-2' ? n : m, key === 's-3' ? 30n : 10n),
+        false,
+      )
+      expect([await available(m), await available(n)]).toEqual([140n, 10n])
+      expect(BigInt(await fees()) - feesBefore).toBe(3n)
+      const transfers = await deps.db
+        .selectFrom('ledger_transactions as x')
+        .innerJoin('ledger_transfers as t', 't.transaction_id', 'x.id')
+        .select(['x.idempotency_key', 't.phase', 't.amount'])
+        .where('x.idempotency_key', 'in', ['s-1', 's-2', 's-3'])
+        .orderBy('x.idempotency_key')
+        .orderBy('t.leg')
+        .execute()
+      expect(transfers.map((t) => [t.idempotency_key, t.phase, String(t.amount)])).toEqual([
+        ['s-1', 'single', '10'],
+        ['s-1', 'single', '1'],
+        ['s-2', 'single', '10'],
+        ['s-2', 'single', '1'],
+        ['s-3', 'single', '30'],
+        ['s-3', 'single', '1'],
+      ])
+      const rows = await deps.db
+        .selectFrom('balance_transactions')
+        .select(['merchant_id', 'source_id', 'status', 'amount', 'before_available', 'after_available'])
+        .where('merchant_id', 'in', [m, n])
+        .where('source', '=', 'payout')
+        .orderBy('seq')
+        .execute()
+      // m's two credits chain (100 → 110 → 140) around n's, which starts at zero.
+      expect(
+        rows.map((r) => [
+          r.merchant_id === m ? 'm' : 'n',
+          r.source_id,
+          r.status,
+          ...[r.amount, r.before_available, r.after_available].map(String),
+        ]),
+      ).toEqual([
+        ['m', 's-1', 'completed', '10', '100', '110'],
+        ['n', 's-2', 'completed', '10', '0', '10'],
+        ['m', 's-3', 'completed', '30', '110', '140'],
+      ])
+      expect(await checkLedgerInvariants(deps)).toEqual([])
+    })
+
+    test('edge: a batch mixing pending and single-phase transactions is refused before any SQL', () => {
+      const transactions = [true, false].map((pending, i) => ({
+        environment: 'test' as const,
+        idempotencyKey: `mix-${i}`,
+        transactionId: deps.ids.create('ltx'),
+        pending,
+        legs: [{ debit: custody, credit: 'platform:fees', amount: 1n, currency: 'USDC' }] as LedgerLeg[],
+        source: 'payout' as const,
+      }))
+      expect(() => toPostingBatchCtes(deps, { environment: 'test', transactions, gate: 'gate' })).toThrow(
+        /all pending or all single-phase/,
+      )
     })
 
     test('edge: a batch whose total would overdraw fails as a whole, nothing written', async () => {

@@ -7,7 +7,10 @@ import { assertValidInput, hashInput, type PostTransactionInput } from './post-t
 /** Input of {@link toPostingBatchCtes}: several ledger transactions of one environment, one gate. */
 export type PostingBatchCtesInput = {
   environment: KeyEnvironment
-  /** Each a transaction of its own (own idempotency key, `transactionId` given), in this order. */
+  /**
+   * Each a transaction of its own (own idempotency key, `transactionId` given), in this order: all
+   * pending (two-phase reserves, e.g. payouts) or all single-phase (posted at once, e.g. x402 credits).
+   */
   transactions: (PostTransactionInput & { transactionId: string })[]
   /** Name of an earlier CTE of the same statement: nothing is posted when it yields no row. */
   gate: string
@@ -15,7 +18,7 @@ export type PostingBatchCtesInput = {
 
 /**
  * The CTEs that post several ledger transactions in one caller's statement, all or none: what
- * {@link toPostingCtes} does for one, with each account locked and updated once for the whole batch
+ * {@link toPostingCtes} does for one (pending or single-phase, the same for the whole batch), with each account locked and updated once for the whole batch
  * (so a merchant's account is taken once for many payouts, docs/ledger.md "Batches"). Each
  * transaction keeps its own `ledger_transactions` row, transfers and balance transactions, whose
  * before/after balances are those of the transactions applied one after the other in the given order.
@@ -33,10 +36,13 @@ export function toPostingBatchCtes(
 ): RawBuilder<unknown> {
   const env = input.environment
   const now = deps.clock.now()
+  const pending = input.transactions[0]?.pending === true
   const transactions = input.transactions.map((t) => {
     assertValidInput(t)
-    if (t.environment !== env || t.pending !== true) {
-      throw new Error('a posting batch holds pending transactions of its environment only')
+    if (t.environment !== env || (t.pending === true) !== pending) {
+      throw new Error(
+        'a posting batch holds transactions of its environment, all pending or all single-phase',
+      )
     }
     return t
   })
@@ -62,14 +68,17 @@ export function toPostingBatchCtes(
     }
     credits.set(creditKey, (credits.get(creditKey) ?? 0n) + leg.amount)
   }
-  // Pending legs only: a debit leaves available (reserved), a credit is incoming (pending).
-  const effect = (leg: (typeof legs)[number], code: string, currency: string) =>
-    leg.currency !== currency
-      ? { available: 0n, pending: 0n }
-      : {
-          available: leg.debit === code ? -leg.amount : 0n,
-          pending: leg.credit === code ? leg.amount : 0n,
-        }
+  // What a leg changes in one of its accounts' balance (docs/ledger.md "Balance"): a pending debit
+  // leaves available (reserved) and a pending credit is incoming (pending); a single-phase credit or
+  // debit moves available.
+  const effect = (leg: (typeof legs)[number], code: string, currency: string) => {
+    if (leg.currency !== currency) {
+      return { available: 0n, pending: 0n }
+    }
+    const credit = leg.credit === code ? leg.amount : 0n
+    const debit = leg.debit === code ? leg.amount : 0n
+    return pending ? { available: -debit, pending: credit } : { available: credit - debit, pending: 0n }
+  }
   const sides = legs.flatMap((leg, ord) =>
     (['debit', 'credit'] as const).flatMap((direction) => {
       const code = leg[direction]
@@ -139,7 +148,8 @@ export function toPostingBatchCtes(
       source, source_id, source_reference, reference, description, tx_hash, direction, status, amount,
       currency, before_available, before_pending, after_available, after_pending, created_at, updated_at)
     select s.id, m.merchant_id, ${env}::text, m.id, t.id, s.transfer_id, t.source, t.source_id,
-      t.source_reference, t.reference, t.description, t.tx_hash, s.direction, 'pending', s.amount, s.currency,
+      t.source_reference, t.reference, t.description, t.tx_hash, s.direction,
+      ${pending ? 'pending' : 'completed'}::text, s.amount, s.currency,
       m.credits_posted - m.debits_posted - m.debits_pending - s.later_available - s.own_available,
       m.credits_pending - s.later_pending - s.own_pending,
       m.credits_posted - m.debits_posted - m.debits_pending - s.later_available,
@@ -153,6 +163,10 @@ export function toPostingBatchCtes(
     order by s.ord, s.direction desc
     returning id
   )`
+  // A pending batch moves the pending counters, a single-phase one the posted counters.
+  const [debitsColumn, creditsColumn] = pending
+    ? [sql.ref('debits_pending'), sql.ref('credits_pending')]
+    : [sql.ref('debits_posted'), sql.ref('credits_posted')]
   return sql`ledger_batch_tx as (
     select * from json_to_recordset(${JSON.stringify(txRows)}::json) as t (id text, idempotency_key text,
       request_hash text, source text, source_id text, source_reference text, reference text,
@@ -174,7 +188,7 @@ export function toPostingBatchCtes(
   ),
   ledger_batch_moved as (
     update ledger_accounts a
-    set debits_pending = a.debits_pending + m.debits, credits_pending = a.credits_pending + m.credits
+    set ${debitsColumn} = a.${debitsColumn} + m.debits, ${creditsColumn} = a.${creditsColumn} + m.credits
     from ledger_batch_moves m,
       (select l.id from ledger_accounts l
         join ledger_batch_moves lm on lm.code = l.code and lm.currency = l.currency
@@ -189,7 +203,8 @@ export function toPostingBatchCtes(
   ledger_batch_written as (
     insert into ledger_transfers (id, transaction_id, leg, environment, currency, debit_account_id,
       credit_account_id, amount, phase, pending_id, expires_at, created_at)
-    select l.transfer_id, l.tx, l.leg, ${env}::text, l.currency, d.id, k.id, l.amount, 'pending', null,
+    select l.transfer_id, l.tx, l.leg, ${env}::text, l.currency, d.id, k.id, l.amount,
+      ${pending ? 'pending' : 'single'}::text, null,
       t.expires_at, ${now}::timestamptz
     from json_to_recordset(${JSON.stringify(legRows)}::json) as l (tx text, leg int, transfer_id text,
       currency text, debit_code text, credit_code text, amount numeric)

@@ -10,8 +10,10 @@ import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
 import type { PostTransactionInput } from '../ledger/post-transaction.js'
 import { postTransaction } from '../ledger/post-transaction.js'
+import { toPostingBatchCtes } from '../ledger/posting-batch-ctes.js'
 import { isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import type { Db } from '../rails/types.js'
+import { createCoalescer } from '../util/coalesce.js'
 import { toX402Transaction } from './list-x402-transactions.js'
 import { type MerchantX402Request, type PayToCache, parseX402Request } from './parse-x402-request.js'
 import type { X402Transaction } from './schemas.js'
@@ -136,16 +138,57 @@ type SettlementRecord = SettleInput & {
   credited: boolean
 }
 
+type X402Row = Selectable<X402TransactionsTable>
+type CreditDeps = Pick<Deps, 'db' | 'ids' | 'clock'>
+type Credit = { deps: CreditDeps; plan: SettlementPlan }
+
 /**
  * The common case, one statement: inserts the x402 transaction and, when it is confirmed and paid
  * to a custodied address, posts its ledger credit in the same statement (all or nothing). Returns
- * undefined, having written nothing, when the transaction is already recorded. The first credit of
- * a merchant in a currency creates its ledger accounts and runs the statement again.
+ * undefined, having written nothing, when the transaction is already recorded. Credits go through
+ * {@link creditSettlement}, which runs concurrent ones as one statement.
  */
-async function insertSettlement(
-  deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
-  input: SettlementPlan,
-): Promise<Selectable<X402TransactionsTable> | undefined> {
+async function insertSettlement(deps: CreditDeps, input: SettlementPlan): Promise<X402Row | undefined> {
+  const { record, legs } = input
+  if (record.status === 'confirmed' && legs.length > 0) {
+    return creditSettlement(deps, input)
+  }
+  return deps.db
+    .insertInto('x402_transactions')
+    .values(toRowValues(deps, record))
+    .onConflict((oc) => oc.columns(['environment', 'network', 'tx_hash']).doNothing())
+    .returningAll()
+    .executeTakeFirst()
+}
+
+// One coalescer per database handle (so per process and per test harness).
+const creditQueues = new WeakMap<object, (key: string, item: Credit) => Promise<X402Row | undefined>>()
+
+// Credits of one environment and ledger currency queue behind each other in this process (docs/
+// x402-merchant.md "Coalesced credits"): the first runs alone at once, exactly as a lone settle's;
+// those that arrive while it runs go as one statement (insertCreditBatch), which takes the shared
+// custody and fee accounts once for all of them instead of once each. The key is the currency, not
+// only the environment: credits of different currencies share no account row, so one gains nothing
+// from waiting for the other, and a batch refused for one currency's missing accounts (its first
+// credit) does not send the other currency's credits alone with it.
+function creditSettlement(deps: CreditDeps, plan: SettlementPlan): Promise<X402Row | undefined> {
+  let coalesce = creditQueues.get(deps.db)
+  if (!coalesce) {
+    coalesce = createCoalescer<Credit, X402Row | undefined>({
+      one: (c) => insertCredit(c.deps, c.plan),
+      many: (batch) => insertCreditBatch(batch),
+    })
+    creditQueues.set(deps.db, coalesce)
+  }
+  const currency = plan.legs[0]?.currency ?? ''
+  return coalesce(`${plan.record.environment}|${currency}`, { deps, plan })
+}
+
+/**
+ * One credit alone: the x402 row (`on conflict do nothing`) gating its ledger posting. The first
+ * credit of a merchant in a currency creates its ledger accounts and runs the statement again.
+ */
+async function insertCredit(deps: CreditDeps, input: SettlementPlan): Promise<X402Row | undefined> {
   const { record, legs } = input
   const values = toRowValues(deps, record)
   const insert = deps.db
@@ -153,9 +196,6 @@ async function insertSettlement(
     .values(values)
     .onConflict((oc) => oc.columns(['environment', 'network', 'tx_hash']).doNothing())
     .returningAll()
-  if (record.status !== 'confirmed' || legs.length === 0) {
-    return insert.executeTakeFirst()
-  }
   const run = async () => {
     const { ctes } = toPostingCtes(deps, { ...input.posting(values.id), legs, gate: 'x402_row' })
     const { rows } = await sql<Selectable<X402TransactionsTable>>`with x402_row as (${insert}), ${ctes}
@@ -170,6 +210,59 @@ async function insertSettlement(
     }
     await ensureLedgerAccounts(deps, { environment: record.environment, refs: toRefs(legs) })
     return run()
+  }
+}
+
+/**
+ * Several credits of one environment and currency in one autocommit statement: their x402 rows, and
+ * their ledger transactions posted by toPostingBatchCtes (each its own transaction, transfers and
+ * balance transactions, chained in arrival order; each account locked and moved once). All or
+ * nothing: the rows are inserted without `on conflict`, so one already recorded (a repeat, a
+ * concurrent duplicate, a pending row) fails the unique index; a ledger key already used or a
+ * missing account fails the transfers' NOT NULL. Then nothing is written and it answers undefined:
+ * each credit runs alone (insertCredit), which handles all of those.
+ */
+async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)[] | undefined> {
+  const first = batch[0]
+  if (!first) {
+    return []
+  }
+  const { deps } = first
+  const environment = first.plan.record.environment
+  const credits = batch.map(({ plan }) => {
+    const values = toRowValues(deps, plan.record)
+    const posting = { ...plan.posting(values.id), legs: plan.legs, transactionId: deps.ids.create('ltx') }
+    return { values, posting }
+  })
+  if (credits.some((c) => c.values.environment !== environment)) {
+    return undefined
+  }
+  const ledger = toPostingBatchCtes(deps, {
+    environment,
+    transactions: credits.map((c) => c.posting),
+    gate: 'x402_rows',
+  })
+  const names = Object.keys(credits[0]?.values ?? {})
+  const columns = sql.join(names.map((column) => sql.ref(column)))
+  const fromRecord = sql.join(names.map((column) => sql.ref(`r.${column}`)))
+  const rows = JSON.stringify(
+    credits.map((c) => c.values),
+    (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+  )
+  try {
+    const { rows: inserted } = await sql<X402Row>`with x402_rows as (
+        insert into x402_transactions (${columns})
+        select ${fromRecord} from json_populate_recordset(null::x402_transactions, ${rows}::json) r
+        returning *
+      ),
+      ${ledger}
+      select * from x402_rows`.execute(deps.db)
+    const byId = new Map(inserted.map((row) => [row.id, row]))
+    const answers = credits.map((c) => byId.get(c.values.id))
+    return answers.every((row) => row !== undefined) ? answers : undefined
+  } catch {
+    // A row already recorded, a used key, a missing account: nothing was written.
+    return undefined
   }
 }
 
