@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
-import { getAccountPolicy } from './chart-of-accounts.js'
+import { toMerchantSides } from './merchant-sides.js'
 import { assertValidInput, hashInput, type PostTransactionInput } from './post-transaction.js'
 
 /** Input of {@link toPostingBatchCtes}: several ledger transactions of one environment, one gate. */
@@ -68,49 +68,20 @@ export function toPostingBatchCtes(
     }
     credits.set(creditKey, (credits.get(creditKey) ?? 0n) + leg.amount)
   }
-  // What a leg changes in one of its accounts' balance (docs/ledger.md "Balance"): a pending debit
-  // leaves available (reserved) and a pending credit is incoming (pending); a single-phase credit or
-  // debit moves available.
-  const effect = (leg: (typeof legs)[number], code: string, currency: string) => {
-    if (leg.currency !== currency) {
-      return { available: 0n, pending: 0n }
-    }
-    const credit = leg.credit === code ? leg.amount : 0n
-    const debit = leg.debit === code ? leg.amount : 0n
-    return pending ? { available: -debit, pending: credit } : { available: credit - debit, pending: 0n }
-  }
-  const sides = legs.flatMap((leg, ord) =>
-    (['debit', 'credit'] as const).flatMap((direction) => {
-      const code = leg[direction]
-      if (getAccountPolicy(code).merchantId === null) {
-        return []
-      }
-      const own = effect(leg, code, leg.currency)
-      let laterAvailable = 0n
-      let laterPending = 0n
-      for (const l of legs.slice(ord + 1)) {
-        const e = effect(l, code, leg.currency)
-        laterAvailable += e.available
-        laterPending += e.pending
-      }
-      return [
-        {
-          id: deps.ids.create('btx'),
-          ord,
-          tx: leg.tx,
-          transfer_id: leg.transferId,
-          code,
-          currency: leg.currency,
-          direction,
-          amount: String(leg.amount),
-          own_available: String(own.available),
-          own_pending: String(own.pending),
-          later_available: String(laterAvailable),
-          later_pending: String(laterPending),
-        },
-      ]
-    }),
-  )
+  const sides = toMerchantSides(legs, pending).map(({ leg, ord, code, direction, own, later }) => ({
+    id: deps.ids.create('btx'),
+    ord,
+    tx: leg.tx,
+    transfer_id: leg.transferId,
+    code,
+    currency: leg.currency,
+    direction,
+    amount: String(leg.amount),
+    own_available: String(own.available),
+    own_pending: String(own.pending),
+    later_available: String(later.available),
+    later_pending: String(later.pending),
+  }))
   const txRows = transactions.map((t) => ({
     id: t.transactionId,
     idempotency_key: t.idempotencyKey,

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Deps } from '../deps.js'
-import { getAccountPolicy } from './chart-of-accounts.js'
+import { toMerchantSides } from './merchant-sides.js'
 import { assertValidInput, hashInput, type PostTransactionInput } from './post-transaction.js'
 
 /** Input of {@link toPostingCtes}: a {@link PostTransactionInput} and the CTE that gates it. */
@@ -57,34 +57,7 @@ export function toPostingCtes(
       moves.set(key, move)
     }
   }
-  // What a leg changes in the balance of one of its accounts (docs/ledger.md "Balance"): a posted
-  // credit or debit moves available; a pending credit is incoming (pending), a pending debit is
-  // reserved (leaves available).
-  const effect = (leg: (typeof legs)[number], code: string, currency: string) => {
-    if (leg.currency !== currency) {
-      return { available: 0n, pending: 0n }
-    }
-    const credit = leg.credit === code ? leg.amount : 0n
-    const debit = leg.debit === code ? leg.amount : 0n
-    return pending ? { available: -debit, pending: credit } : { available: credit - debit, pending: 0n }
-  }
-  const sides = legs.flatMap((leg) =>
-    (['debit', 'credit'] as const).flatMap((direction) => {
-      const code = leg[direction]
-      if (getAccountPolicy(code).merchantId === null) {
-        return []
-      }
-      const own = effect(leg, code, leg.currency)
-      const later = legs.slice(leg.index + 1).reduce(
-        (sum, l) => {
-          const e = effect(l, code, leg.currency)
-          return { available: sum.available + e.available, pending: sum.pending + e.pending }
-        },
-        { available: 0n, pending: 0n },
-      )
-      return [{ id: deps.ids.create('btx'), leg, code, direction, own, later }]
-    }),
-  )
+  const sides = toMerchantSides(legs, pending).map((side) => ({ ...side, id: deps.ids.create('btx') }))
   const info = [
     input.source,
     input.sourceId ?? null,
