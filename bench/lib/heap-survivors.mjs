@@ -37,7 +37,13 @@ if (tag) {
   const out = join(process.env.HP_OUT_DIR ?? tmpdir(), `survivors-${tag}-${process.pid}.jsonl`)
   const s = new Session()
   s.connect()
-  const post = (m, p) => new Promise((res, rej) => s.post(m, p ?? {}, (e, r) => (e ? rej(e) : res(r))))
+  // HP_SPACES_ONLY=1: no profiler calls (they may start collections), only the space growth.
+  const spacesOnly = process.env.HP_SPACES_ONLY === '1'
+  const empty = { profile: { samples: [], head: { id: 0, callFrame: {}, children: [] } } }
+  const post = (m, p) =>
+    spacesOnly
+      ? Promise.resolve(empty)
+      : new Promise((res, rej) => s.post(m, p ?? {}, (e, r) => (e ? rej(e) : res(r))))
   const A = Number(process.env.HP_A ?? 1000),
     B = Number(process.env.HP_B ?? 2000)
   const INTERVAL = Number(process.env.HP_INTERVAL ?? 4096)
