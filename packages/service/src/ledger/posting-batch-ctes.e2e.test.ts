@@ -1,7 +1,12 @@
 import { sql } from 'kysely'
 import { beforeAll, expect, test } from 'vitest'
 import { describeEachDatabase } from '../testing/each-database.js'
-import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
+import {
+  balanceRows,
+  createLedgerTestDeps,
+  createTestMerchants,
+  fundMerchant,
+} from '../testing/ledger-fixtures.js'
 import { custodyAccount, merchantAccount } from './chart-of-accounts.js'
 import { checkLedgerInvariants } from './check-ledger-invariants.js'
 import { getBalances } from './get-balances.js'
@@ -73,21 +78,9 @@ describeEachDatabase(
         ['b-3', 'pending', '10'],
         ['b-3', 'pending', '1'],
       ])
-      const rows = await deps.db
-        .selectFrom('balance_transactions')
-        .select(['source_id', 'status', 'amount', 'before_available', 'after_available'])
-        .where('merchant_id', '=', m)
-        .where('source', '=', 'payout')
-        .orderBy('seq')
-        .execute()
+      const rows = await balanceRows(deps.db, m, 'payout')
       // Each reserve starts where the one before it in the batch ended.
-      expect(
-        rows.map((r) => [
-          r.source_id,
-          r.status,
-          ...[r.amount, r.before_available, r.after_available].map(String),
-        ]),
-      ).toEqual([
+      expect(rows.map((r) => [r.sourceId, r.status, r.amount, r.before, r.after])).toEqual([
         ['b-1', 'pending', '10', '100', '90'],
         ['b-1', 'pending', '1', '90', '89'],
         ['b-2', 'pending', '20', '89', '69'],
@@ -142,21 +135,10 @@ describeEachDatabase(
         ['s-3', 'single', '30'],
         ['s-3', 'single', '1'],
       ])
-      const rows = await deps.db
-        .selectFrom('balance_transactions')
-        .select(['merchant_id', 'source_id', 'status', 'amount', 'before_available', 'after_available'])
-        .where('merchant_id', 'in', [m, n])
-        .where('source', '=', 'payout')
-        .orderBy('seq')
-        .execute()
+      const rows = await balanceRows(deps.db, [m, n], 'payout')
       // m's two credits chain (100 → 110 → 140) around n's, which starts at zero.
       expect(
-        rows.map((r) => [
-          r.merchant_id === m ? 'm' : 'n',
-          r.source_id,
-          r.status,
-          ...[r.amount, r.before_available, r.after_available].map(String),
-        ]),
+        rows.map((r) => [r.merchantId === m ? 'm' : 'n', r.sourceId, r.status, r.amount, r.before, r.after]),
       ).toEqual([
         ['m', 's-1', 'completed', '10', '100', '110'],
         ['n', 's-2', 'completed', '10', '0', '10'],

@@ -1,7 +1,12 @@
 import { sql } from 'kysely'
 import { beforeAll, expect, test } from 'vitest'
 import { describeEachDatabase } from '../testing/each-database.js'
-import { createLedgerTestDeps, createTestMerchants, fundMerchant } from '../testing/ledger-fixtures.js'
+import {
+  balanceRows,
+  createLedgerTestDeps,
+  createTestMerchants,
+  fundMerchant,
+} from '../testing/ledger-fixtures.js'
 import { custodyAccount, merchantAccount } from './chart-of-accounts.js'
 import { checkLedgerInvariants } from './check-ledger-invariants.js'
 import { getBalances } from './get-balances.js'
@@ -47,13 +52,7 @@ describeEachDatabase(
     const available = async (merchantId: string) =>
       (await getBalances(deps, { merchantId, environment: 'test' })).find((x) => x.currency === 'USDC')
         ?.available
-    const credits = (merchantId: string) =>
-      deps.db
-        .selectFrom('balance_transactions')
-        .select(['amount', 'before_available', 'after_available'])
-        .where('merchant_id', '=', merchantId)
-        .orderBy('seq')
-        .execute()
+    const credits = (merchantId: string) => balanceRows(deps.db, merchantId)
 
     test('behavior: a missing account fails the whole statement, nothing written; with the accounts it posts', async () => {
       const error = await post({ key: 'ctes-1', legs: legsFor(a) }).catch((e: unknown) => e)
@@ -71,9 +70,7 @@ describeEachDatabase(
         await deps.db.selectFrom('ledger_transfers').select('leg').where('transaction_id', '=', id).execute(),
       ).toHaveLength(3)
       // Two legs to one account: the second starts where the first ended.
-      expect(
-        (await credits(a)).map((c) => [c.amount, c.before_available, c.after_available].map(String)),
-      ).toEqual([
+      expect((await credits(a)).map((c) => [c.amount, c.before, c.after])).toEqual([
         ['100', '0', '100'],
         ['50', '100', '150'],
       ])
@@ -128,20 +125,8 @@ describeEachDatabase(
       await fundMerchant(deps, { merchantId: c, amount: 30n, currency: 'USDC' })
       await reserve('ctes-r1', c)
       expect(await available(c)).toBe(19n)
-      const rows = await deps.db
-        .selectFrom('balance_transactions')
-        .select(['direction', 'status', 'amount', 'before_available', 'after_available'])
-        .where('merchant_id', '=', c)
-        .where('source', '=', 'payout')
-        .orderBy('seq')
-        .execute()
-      expect(
-        rows.map((r) => [
-          r.direction,
-          r.status,
-          ...[r.amount, r.before_available, r.after_available].map(String),
-        ]),
-      ).toEqual([
+      const rows = await balanceRows(deps.db, c, 'payout')
+      expect(rows.map((r) => [r.direction, r.status, r.amount, r.before, r.after])).toEqual([
         ['debit', 'pending', '10', '30', '20'],
         ['debit', 'pending', '1', '20', '19'],
       ])

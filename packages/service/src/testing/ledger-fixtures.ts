@@ -56,3 +56,53 @@ export async function fundMerchant(
     source: 'sandbox_funding',
   })
 }
+
+/** A balance transaction as tests compare it: amounts as decimal strings of minor units. */
+export type BalanceRow = {
+  merchantId: string
+  source: string
+  sourceId: string | null
+  direction: string
+  status: string
+  amount: string
+  before: string
+  after: string
+  txHash: string | null
+}
+
+/** The balance transactions of `merchantIds` (of `source`, when given) in the order they were written. */
+export async function balanceRows(
+  db: Kysely<Database>,
+  merchantIds: string | string[],
+  source?: string,
+): Promise<BalanceRow[]> {
+  let query = db
+    .selectFrom('balance_transactions')
+    .select([
+      'merchant_id',
+      'source',
+      'source_id',
+      'direction',
+      'status',
+      'amount',
+      'before_available',
+      'after_available',
+      'tx_hash',
+    ])
+    .where('merchant_id', 'in', Array.isArray(merchantIds) ? merchantIds : [merchantIds])
+  if (source) {
+    query = query.where('source', '=', source)
+  }
+  const rows = await query.orderBy('seq').execute()
+  return rows.map((r) => ({
+    merchantId: r.merchant_id,
+    source: r.source,
+    sourceId: r.source_id,
+    direction: r.direction,
+    status: r.status,
+    amount: String(r.amount),
+    before: String(r.before_available),
+    after: String(r.after_available),
+    txHash: r.tx_hash,
+  }))
+}

@@ -1,8 +1,6 @@
-import type { FacilitatorClient, FacilitatorRequest, PaymentRequirements } from '@tollgate/core'
-import { createEip3009Client } from '@tollgate/evm'
+import type { FacilitatorClient, FacilitatorRequest } from '@tollgate/core'
 import { type KyselyPlugin, RawNode } from 'kysely'
 import type { Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { createApiKey } from '../auth/create-api-key.js'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
@@ -11,6 +9,8 @@ import { createRails } from '../rails/create-rails.js'
 import { type BaseDevnetFacilitator, startBaseDevnetFacilitator } from '../testing/base-devnet-facilitator.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { balanceRows } from '../testing/ledger-fixtures.js'
+import { signX402Payment, type X402SettleBody } from '../testing/x402-payment.js'
 
 // Coalesced x402 credits (docs/x402-merchant.md "Coalesced credits"): credits that arrive while one
 // runs go as one statement. To make them arrive together whatever the chain's timing, the test's
@@ -25,15 +25,7 @@ afterAll(async () => {
   await fixture?.stop()
 })
 
-type Body = {
-  x402Version: number
-  paymentPayload: {
-    x402Version: number
-    accepted: PaymentRequirements
-    payload: { authorization: { nonce: string } }
-  }
-  paymentRequirements: PaymentRequirements
-}
+type Body = X402SettleBody
 const nonceOf = (request: FacilitatorRequest | Body) =>
   (request.paymentPayload as Body['paymentPayload']).payload.authorization.nonce
 
@@ -120,23 +112,7 @@ describeEachDatabase(
       burst = undefined
     })
 
-    const sign = async (key: string): Promise<Body> => {
-      const res = await h.request('/api/v1/x402/requirements', {
-        method: 'POST',
-        json: { chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 },
-        key,
-      })
-      const requirements = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
-        .accepts[0] as PaymentRequirements
-      const payload = await createEip3009Client({ account: privateKeyToAccount(payerKey) }).createPayload(
-        requirements,
-      )
-      return {
-        x402Version: 2,
-        paymentPayload: { x402Version: 2, accepted: requirements, payload } as Body['paymentPayload'],
-        paymentRequirements: requirements,
-      }
-    }
+    const sign = (key: string) => signX402Payment(h, payerKey, { key })
     const settle = async (json: Body, key: string) => {
       const res = await h.request('/api/v1/x402/settle', { method: 'POST', json, key })
       return { status: res.status, body: (await res.json()) as { data: { txHash: string; status: string } } }
@@ -150,22 +126,7 @@ describeEachDatabase(
       return { results, credits: { ...sent } }
     }
     // The merchant's x402 balance rows in order: each must start where the one before ended.
-    const credits = async (merchantId: string) => {
-      const rows = await h.deps.db
-        .selectFrom('balance_transactions')
-        .select(['amount', 'before_available', 'after_available', 'tx_hash', 'status'])
-        .where('merchant_id', '=', merchantId)
-        .where('source', '=', 'x402')
-        .orderBy('seq')
-        .execute()
-      return rows.map((r) => ({
-        amount: String(r.amount),
-        before: String(r.before_available),
-        after: String(r.after_available),
-        txHash: r.tx_hash,
-        status: r.status,
-      }))
-    }
+    const credits = (merchantId: string) => balanceRows(h.deps.db, merchantId, 'x402')
     const expectChained = (rows: Awaited<ReturnType<typeof credits>>, start: bigint) => {
       let balance = start
       for (const row of rows) {

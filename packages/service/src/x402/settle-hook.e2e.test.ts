@@ -1,16 +1,16 @@
-import type { FacilitatorClient, PaymentRequirements, SettleOptions } from '@tollgate/core'
+import type { FacilitatorClient, SettleOptions } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, type LocalDevnet, startDevnet } from '@tollgate/devnet'
-import { createEip3009Client } from '@tollgate/evm'
 import { createPostgresSettlementStore, type Facilitator, type SettlementStore } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { balanceRows } from '../testing/ledger-fixtures.js'
+import { signX402Payment } from '../testing/x402-payment.js'
 
 // POST /x402/settle with the facilitator's settlement store in the service's database (as the
 // sandbox runs it): the merchant's credit runs in the facilitator's `onSettled` hook, beside the
@@ -89,32 +89,9 @@ describeEachDatabase(
       const res = await h.request(`/api/v1${path}`, { method: 'POST', json, ...(key ? { key } : {}) })
       return { status: res.status, body: (await res.json()) as Envelope<T> }
     }
-    const signed = async (key: string) => {
-      const { body } = await post<{ accepts: PaymentRequirements[] }>(
-        '/x402/requirements',
-        { chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 },
-        key,
-      )
-      const requirements = body.data.accepts[0] as PaymentRequirements
-      const payload = await createEip3009Client({ account: privateKeyToAccount(payerKey) }).createPayload(
-        requirements,
-      )
-      return {
-        x402Version: 2,
-        paymentPayload: { x402Version: 2, accepted: requirements, payload },
-        paymentRequirements: requirements,
-      }
-    }
-    const credits = async (merchantId: string) => {
-      const rows = await h.deps.db
-        .selectFrom('balance_transactions')
-        .select(['amount', 'tx_hash'])
-        .where('merchant_id', '=', merchantId)
-        .where('source', '=', 'x402')
-        .orderBy('seq')
-        .execute()
-      return rows.map((r) => [String(r.amount), r.tx_hash])
-    }
+    const signed = (key: string) => signX402Payment(h, payerKey, { key })
+    const credits = async (merchantId: string) =>
+      (await balanceRows(h.deps.db, merchantId, 'x402')).map((r) => [r.amount, r.txHash])
     const settledRows = async () => (await store.countByState()).settled
 
     test('default: the credit is written in the hook, and the facilitator stores its outcome', async () => {

@@ -1,14 +1,13 @@
-import type { PaymentRequirements } from '@tollgate/core'
-import { createEip3009Client } from '@tollgate/evm'
 import type { Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
 import { createRails } from '../rails/create-rails.js'
 import { type BaseDevnetFacilitator, startBaseDevnetFacilitator } from '../testing/base-devnet-facilitator.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
+import { balanceRows } from '../testing/ledger-fixtures.js'
 import { summarizeStatements } from '../testing/statement-log.js'
+import { signX402Payment } from '../testing/x402-payment.js'
 
 // Pins the SQL of POST /x402/settle (issue 15's benchmark path), so added round trips show up here.
 const statements: string[] = []
@@ -33,23 +32,7 @@ describeEachDatabase(
       const payer = fixture.devnet.wallets.find((w) => w.network === 'eip155:84532' && w.role === 'payer')
       payerKey = payer?.privateKey as Hex
     })
-    const sign = async (key?: string) => {
-      const res = await h.request('/api/v1/x402/requirements', {
-        method: 'POST',
-        json: { chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 },
-        ...(key ? { key } : {}),
-      })
-      const requirements = ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data
-        .accepts[0] as PaymentRequirements
-      const payload = await createEip3009Client({ account: privateKeyToAccount(payerKey) }).createPayload(
-        requirements,
-      )
-      return {
-        x402Version: 2,
-        paymentPayload: { x402Version: 2, accepted: requirements, payload },
-        paymentRequirements: requirements,
-      }
-    }
+    const sign = (key?: string) => signX402Payment(h, payerKey, key ? { key } : {})
     const settle = async () => {
       const json = await sign()
       statements.length = 0
@@ -68,15 +51,9 @@ describeEachDatabase(
         'x402_row: insert into x402_transactions',
       ])
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
-      const credits = await h.deps.db
-        .selectFrom('balance_transactions')
-        .select(['amount', 'before_available', 'after_available', 'source', 'source_id', 'tx_hash'])
-        .where('merchant_id', '=', h.a.id)
-        .where('source', '=', 'x402')
-        .orderBy('seq')
-        .execute()
+      const credits = await balanceRows(h.deps.db, h.a.id, 'x402')
       // 0.01 USDC less the 50 bps fee, twice; the second starts where the first ended.
-      expect(credits.map((c) => [c.amount, c.before_available, c.after_available].map(String))).toEqual([
+      expect(credits.map((c) => [c.amount, c.before, c.after])).toEqual([
         ['9950', '0', '9950'],
         ['9950', '9950', '19900'],
       ])
