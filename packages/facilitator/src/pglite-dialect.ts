@@ -45,6 +45,13 @@ type PgliteMessages = Parameters<typeof parse.parseResults>[0]
  * statements, kept per SQL text: PGlite runs Postgres in this thread, so parsing, analysing and
  * planning a statement again on every call is CPU the whole process waits for (issue #15, measured
  * by bench/pglite-prepared.ts).
+ *
+ * Every `replanEvery` data statements the session drops its cached plans (`discard plans`), so each
+ * prepared statement is planned again on its next run. Postgres keeps a prepared statement's generic
+ * plan until something invalidates it, which on a server autovacuum's `analyze` does as tables grow;
+ * PGlite runs no autovacuum, so a plan made while the tables were nearly empty (scan every ledger
+ * account of the environment, say) would stay for the life of the process however large they grow
+ * (bench/x402-credit-plan.ts, docs/x402-merchant.md "Benchmark").
  */
 export function createPgliteDialect(
   pglite: PgliteSession,
@@ -52,11 +59,19 @@ export function createPgliteDialect(
     onClose?: () => Promise<void>
     /** How many statements stay prepared (least recently used dropped first); 0 prepares none. */
     preparedStatements?: number
+    /** After how many data statements the cached plans are dropped and made again (default 1000; 0 never). */
+    replanEvery?: number
   } = {},
 ): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PgliteDriver(pglite, options.onClose, options.preparedStatements ?? 100),
+    createDriver: () =>
+      new PgliteDriver(
+        pglite,
+        options.onClose,
+        options.preparedStatements ?? 100,
+        options.replanEvery ?? 1000,
+      ),
     createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   }
@@ -85,10 +100,15 @@ class PgliteDriver implements Driver {
   readonly #onClose: (() => Promise<void>) | undefined
   readonly #prepared: PreparedStatements
 
-  constructor(pglite: PgliteSession, onClose: (() => Promise<void>) | undefined, preparedStatements: number) {
+  constructor(
+    pglite: PgliteSession,
+    onClose: (() => Promise<void>) | undefined,
+    preparedStatements: number,
+    replanEvery: number,
+  ) {
     this.#pglite = pglite
     this.#onClose = onClose
-    this.#prepared = new PreparedStatements(pglite, preparedStatements)
+    this.#prepared = new PreparedStatements(pglite, preparedStatements, replanEvery)
   }
 
   async init(): Promise<void> {
@@ -192,12 +212,15 @@ class PreparedStatements {
   readonly #pglite: PgliteSession
   readonly #max: number
   readonly #statements: StatementCache<{ name: string; paramTypes: number[] }>
+  readonly #replanEvery: number
+  #sinceReplan = 0
   #closing: string[] = []
 
-  constructor(pglite: PgliteSession, max: number) {
+  constructor(pglite: PgliteSession, max: number, replanEvery: number) {
     this.#pglite = pglite
     this.#max = max
     this.#statements = new StatementCache(max)
+    this.#replanEvery = replanEvery
   }
 
   /** Runs `sql` as a prepared statement; undefined (nothing run) when it is not one to prepare. */
@@ -212,6 +235,7 @@ class PreparedStatements {
       return undefined
     }
     return this.#pglite.runExclusive(async () => {
+      await this.#replanWhenDue()
       const statement = this.#statements.use(sql) ?? (await this.#prepare(sql))
       const values = parameters.map((value, index) => this.#serialize(value, statement.paramTypes[index]))
       try {
@@ -253,6 +277,18 @@ class PreparedStatements {
       return statement
     } catch (error) {
       throw Object.assign(error as object, { query: sql })
+    }
+  }
+
+  // Allowed inside a transaction block too: the plans are only made again, nothing else changes.
+  async #replanWhenDue() {
+    if (this.#replanEvery <= 0) {
+      return
+    }
+    this.#sinceReplan += 1
+    if (this.#sinceReplan > this.#replanEvery) {
+      this.#sinceReplan = 1
+      await this.#pglite.execProtocolStream(serialize.query('discard plans'))
     }
   }
 

@@ -82,6 +82,40 @@ describe('createPgliteDialect', () => {
     expect(events).toEqual(['transaction done', 'closed'])
   })
 
+  test('behavior: the cached plans are dropped every `replanEvery` data statements, inside a transaction too', async () => {
+    // PGlite runs no autovacuum, so nothing else would ever make a prepared statement's generic plan
+    // again as its tables grow (docs/x402-merchant.md "Benchmark").
+    const pglite = new PGlite()
+    const simpleQueries: string[] = []
+    const exec = pglite.execProtocolStream.bind(pglite)
+    pglite.execProtocolStream = (message, options) => {
+      // A simple-protocol Query message: 'Q', its length, the text ending in a NUL.
+      if (message[0] === 0x51) {
+        simpleQueries.push(new TextDecoder().decode(message.subarray(5, message.length - 1)))
+      }
+      return exec(message, options)
+    }
+    const replanning = new Kysely<Database>({ dialect: createPgliteDialect(pglite, { replanEvery: 3 }) })
+    try {
+      await sql`create table counted (id int primary key)`.execute(replanning)
+      await replanning.transaction().execute(async (trx) => {
+        for (const id of [1, 2, 3, 4, 5]) {
+          await sql`insert into counted values (${id})`.execute(trx)
+        }
+      })
+      const ids = async () =>
+        (await sql<{ id: number }>`select id from counted order by id`.execute(replanning)).rows.map(
+          (r) => r.id,
+        )
+      expect(await ids()).toEqual([1, 2, 3, 4, 5])
+      expect(await ids()).toEqual([1, 2, 3, 4, 5])
+      // Seven data statements: the plans were dropped before the 4th and the 7th.
+      expect(simpleQueries.filter((text) => text === 'discard plans')).toHaveLength(2)
+    } finally {
+      await replanning.destroy()
+    }
+  })
+
   test('behavior: a prepared statement serializes parameters by type and sees a schema change', async () => {
     // Two statements stay prepared, so the third evicts the first (and it is prepared again).
     const small = new Kysely<Database>({

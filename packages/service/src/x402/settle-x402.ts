@@ -228,15 +228,13 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
     return []
   }
   const { deps } = first
+  // One environment for the whole batch: the coalescer's key (creditSettlement) includes it.
   const environment = first.plan.record.environment
   const credits = batch.map(({ plan }) => {
     const values = toRowValues(deps, plan.record)
     const posting = { ...plan.posting(values.id), legs: plan.legs, transactionId: deps.ids.create('ltx') }
     return { values, posting }
   })
-  if (credits.some((c) => c.values.environment !== environment)) {
-    return undefined
-  }
   const ledger = toPostingBatchCtes(deps, {
     environment,
     transactions: credits.map((c) => c.posting),
