@@ -7,7 +7,7 @@
 // alike. Two payer sets: one payer (every payload from the same address) and 32 payers.
 // Writes bench/results/facilitator-sandbox.json.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { appendFileSync, readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -46,7 +46,7 @@ const USER_V8_FLAGS =
         JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
       ).scripts.start
         .split(' ')
-        .filter((arg) => /^--(max|min)-semi-space-size=/.test(arg))
+        .filter((arg) => /^--((max|min)-semi-space-size=|no-allocation-site-pretenuring$)/.test(arg))
 // Node options for ours only (the sandbox and the standalone), e.g. to A/B a V8 flag; the reference
 // keeps NODE_ARGS alone.
 const OURS_NODE_ARGS = [
@@ -131,17 +131,26 @@ async function main() {
       for (let r = 0; r < ROUNDS; r++) {
         for (const [name, url] of Object.entries(targets)) {
           const bodies = await signEip3009Bodies(payers, requirements, PAYLOADS)
+          const threadsBefore = await threadMicros(pids[name] as number)
           const before = {
             target: await cpuMicros(pids[name] as number),
             anvil: await cpuMicros(anvilPid),
             client: clientMicros(),
           }
+          const startedAt = Date.now()
           const perSecond = await blast(`${url}/verify`, bodies)
+          if (process.env.BENCH_CHILD_STDOUT) {
+            appendFileSync(
+              process.env.BENCH_CHILD_STDOUT,
+              `${startedAt} ${Date.now()} ROUND ${setName} ${r + 1} ${name} ${pids[name]}\n`,
+            )
+          }
           const after = {
             target: await cpuMicros(pids[name] as number),
             anvil: await cpuMicros(anvilPid),
             client: clientMicros(),
           }
+          const threadsAfter = await threadMicros(pids[name] as number)
           const perVerify = (k: 'target' | 'anvil' | 'client') =>
             round((after[k] - before[k]) / bodies.length)
           const runs = results[setName] as Record<string, number[]>
@@ -159,6 +168,22 @@ async function main() {
             `cpu us/verify: target ${perVerify('target')}, anvil ${perVerify('anvil')}, client ${perVerify('client')}`,
             `(load ${loadavg()[0]?.toFixed(1)})`,
           )
+          if (process.env.BENCH_THREADS === '1') {
+            const byThread: Record<string, number> = {}
+            for (const [thread, micros] of threadsAfter) {
+              const d = micros - (threadsBefore.get(thread) ?? 0)
+              const kind = thread.startsWith(`${pids[name]} `) ? 'main' : thread.replace(/^\d+ /, '')
+              byThread[kind] = (byThread[kind] ?? 0) + d
+            }
+            console.log(
+              '   threads us/verify:',
+              Object.entries(byThread)
+                .filter(([, d]) => d > 0)
+                .sort((a, b) => b[1] - a[1])
+                .map(([k, d]) => `${k} ${round(d / bodies.length)}`)
+                .join(', '),
+            )
+          }
         }
       }
     }
@@ -306,6 +331,10 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`child exited with ${code} before printing ${pattern}`)))
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      // BENCH_CHILD_STDOUT=<file>: keep the serving processes' stdout (e.g. --trace-gc), stamped.
+      if (process.env.BENCH_CHILD_STDOUT) {
+        appendFileSync(process.env.BENCH_CHILD_STDOUT, `${Date.now()} ${child.pid} ${line}\n`)
+      }
       if (pattern.test(line)) {
         resolve(line)
       }
@@ -323,6 +352,21 @@ async function cpuMicros(pid: number): Promise<number> {
   } catch {
     return 0
   }
+}
+
+// CPU time per thread of a process ("tid comm" -> microseconds), from /proc/<pid>/task (Linux).
+async function threadMicros(pid: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  const { readdir } = await import('node:fs/promises')
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[])) {
+    try {
+      const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      out.set(`${tid} ${comm}`, ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100)
+    } catch {}
+  }
+  return out
 }
 
 function clientMicros(): number {

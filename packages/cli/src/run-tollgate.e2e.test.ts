@@ -79,7 +79,7 @@ describe('the tollgate bin', () => {
     await expect(run).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--merchant') })
   })
 
-  test('behavior: server commands run in a child node with the fixed semi-space, other commands without', async () => {
+  test('behavior: server commands run in a child node with the fixed semi-space and no allocation-site pretenuring, other commands without', async () => {
     // A preload (through NODE_OPTIONS, so the bin and its child both load it) records each process's
     // V8 flags and the young generation's size as V8 set it up.
     const dir = await mkdtemp(join(tmpdir(), 'tollgate-bin-'))
@@ -104,17 +104,40 @@ appendFileSync(${JSON.stringify(join(dir, 'seen.jsonl'))}, JSON.stringify({ comm
           .map((line) => JSON.parse(line) as { command: string; execArgv: string[]; young: number })
           .filter((r) => r.command === command)
       }
-      const flags = ['--max-semi-space-size=32', '--min-semi-space-size=32']
+      const flags = [
+        '--max-semi-space-size=32',
+        '--min-semi-space-size=32',
+        '--no-allocation-site-pretenuring',
+      ]
       const facilitator = await seen('facilitator')
       const child = facilitator.find((r) => flags.every((f) => r.execArgv.includes(f)))
       expect(child, JSON.stringify(facilitator)).toBeDefined()
       const keys = await seen('keys')
       expect(keys.length).toBeGreaterThan(0)
-      expect(keys.some((r) => r.execArgv.some((a) => a.includes('semi-space')))).toBe(false)
+      expect(
+        keys.some((r) => r.execArgv.some((a) => a.includes('semi-space') || a.includes('pretenuring'))),
+      ).toBe(false)
       // The flag took effect: the child's young generation is larger than a default process's.
       expect(child?.young ?? 0).toBeGreaterThan(Math.max(...keys.map((r) => r.young)))
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
   }, 120_000)
+
+  test('behavior: the npm scripts that start servers pass the same V8 flags as the bin', async () => {
+    const { scripts } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>
+    }
+    const bin = await readFile(join(root, 'packages/cli/bin/tollgate.js'), 'utf8')
+    const flags = [...(/SERVER_V8_FLAGS = \[([^\]]*)\]/.exec(bin)?.[1] ?? '').matchAll(/'([^']+)'/g)].map(
+      (m) => m[1],
+    )
+    expect(flags).toContain('--no-allocation-site-pretenuring')
+    for (const name of ['start', 'worker', 'tollgate']) {
+      const args = (scripts[name] ?? '').split(' ')
+      expect(args.filter((a) => a.startsWith('--') && flags.includes(a)).sort(), name).toEqual(
+        [...flags].sort(),
+      )
+    }
+  })
 })
