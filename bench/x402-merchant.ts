@@ -59,6 +59,11 @@ const OPS: Record<number, number> = {
 const STORE = process.env.BENCH_X402_STORE === 'memory' ? 'memory' : 'database'
 const PROFILE = Boolean(process.env.BENCH_CPU_PROFILE)
 const PROFILE_OPS = Number(process.env.BENCH_X402_PROFILE_OPS ?? 320)
+// BENCH_X402_PATH_ONLY=1: only the merchant path alone (no HTTP rounds), BENCH_X402_PATH_REPS times
+// at c=1 and once at c16, written to bench/results/x402-merchant-path.json; with BENCH_CPU_PROFILE
+// one more c=1 run under the profiler (bench/results/x402-merchant-path-<database>-c1.cpuprofile).
+const PATH_ONLY = process.env.BENCH_X402_PATH_ONLY === '1'
+const PATH_REPS = Number(process.env.BENCH_X402_PATH_REPS ?? 3)
 const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
 
 async function main() {
@@ -127,11 +132,11 @@ async function main() {
         listen,
       })
       // Warm-up, not measured: the merchant's ledger accounts are created by its first credit.
-      for (const side of sides) {
+      for (const side of PATH_ONLY ? [] : sides) {
         const warm = await signEip3009Bodies(payers, requirements, 4)
         await runClosedLoop(warm, 1, (body) => settle(side.url, side.headers, body).then(() => undefined))
       }
-      for (const concurrency of [1, 16]) {
+      for (const concurrency of PATH_ONLY ? [] : [1, 16]) {
         const perRound = Math.ceil((OPS[concurrency] ?? 16) / ROUNDS)
         const totals = new Map(
           sides.map((side) => [
@@ -215,6 +220,17 @@ async function main() {
         `${database.name}.merchant-path`.padEnd(32),
         JSON.stringify(results[`${database.name}.merchant-path`]),
       )
+      for (let rep = 1; PATH_ONLY && rep < PATH_REPS; rep++) {
+        const label = `${database.name}.merchant-path.${rep + 1}`
+        results[label] = await measureMerchantPath(deps, key, requirements, payers)
+        console.log(label.padEnd(32), JSON.stringify(results[label]))
+      }
+      if (PATH_ONLY && PROFILE) {
+        const label = `${database.name}.merchant-path.profiled`
+        const path = join(here, 'results', `x402-merchant-path-${database.name}-c1.cpuprofile`)
+        results[label] = await measureMerchantPath(deps, key, requirements, payers, 1, path)
+        console.log(label.padEnd(32), JSON.stringify(results[label]))
+      }
       // The same at 16 concurrent settles: the stub answers at once, so the credits meet (coalesced
       // credits, docs/x402-merchant.md), without the chain's or HTTP's CPU around them.
       results[`${database.name}.merchant-path-c16`] = await measureMerchantPath(
@@ -281,8 +297,13 @@ async function main() {
     },
     results,
   }
+  const file = PATH_ONLY
+    ? 'x402-merchant-path.json'
+    : STORE === 'database'
+      ? 'x402-merchant.json'
+      : `x402-merchant-${STORE}-store.json`
   await writeFile(
-    join(here, 'results', STORE === 'database' ? 'x402-merchant.json' : `x402-merchant-${STORE}-store.json`),
+    join(here, 'results', file),
     `${JSON.stringify(body, null, 2)}\n`,
   )
   console.log(JSON.stringify(body.summary))
@@ -377,6 +398,7 @@ async function measureMerchantPath(
   requirements: PaymentRequirements,
   payers: PrivateKeyAccount[],
   concurrency = 1,
+  profilePath?: string,
 ) {
   const started = new Map<unknown, number>()
   const db = { ms: 0, statements: 0 }
@@ -428,9 +450,22 @@ async function measureMerchantPath(
   }
   db.ms = 0
   db.statements = 0
+  const session = profilePath ? new Session() : undefined
+  if (session) {
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.setSamplingInterval', { interval: 100 })
+    await session.post('Profiler.start')
+  }
   const cpu = process.cpuUsage()
   const run = await runClosedLoop(bodies.slice(10), concurrency, post)
   const used = process.cpuUsage(cpu)
+  if (session && profilePath) {
+    const { profile } = await session.post('Profiler.stop')
+    await session.post('Profiler.disable')
+    session.disconnect()
+    await writeFile(profilePath, JSON.stringify(profile))
+  }
   return {
     ops,
     cpuMsPerOp: round((used.user + used.system) / 1000 / ops),
