@@ -42,6 +42,10 @@ export function createJsonBodyParser(options: { limitBytes: number }): Middlewar
             },
           })
         }
+        // The route's json validator reads the body through `c.req.json()`, which hono answers by
+        // parsing the cached text again: it gets the value parsed here instead (issue #15).
+        const parsed = Promise.resolve(value)
+        c.req.json = <T>() => parsed as Promise<T>
       }
     }
     await next()
