@@ -12,6 +12,12 @@ const MESSAGE = 'must not contain control characters or unpaired UTF-16 surrogat
  */
 export function createUrlTextGuard(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if (isPlainAscii(c.req.url)) {
+      // Printable ASCII without `%`: nothing decodes to a control character or a surrogate, so
+      // there is nothing to refuse (and no URL to parse per request, issue #15).
+      await next()
+      return
+    }
     const url = new URL(c.req.url)
     for (const segment of url.pathname.split('/')) {
       if (isUnfitText(decodeSegment(segment))) {
@@ -25,6 +31,17 @@ export function createUrlTextGuard(): MiddlewareHandler<AppEnv> {
     }
     await next()
   }
+}
+
+// Every character printable ASCII (U+0020–U+007E) and none of them `%`.
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 || code > 0x7e || code === 0x25) {
+      return false
+    }
+  }
+  return true
 }
 
 function decodeSegment(segment: string): string {
