@@ -8,7 +8,7 @@ import { basename } from 'node:path'
 
 type Node = {
   id: number
-  callFrame: { functionName: string; url: string; lineNumber: number }
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }
   children?: number[]
 }
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
@@ -41,6 +41,16 @@ function where(url: string, name: string): string {
   return basename(url)
 }
 
+// A function by name and place. Our packages' files are named (tsx compiles each to one line, so
+// their anonymous functions are told apart by column); others by package and line.
+function functionKey({ functionName, url, lineNumber, columnNumber }: Node['callFrame']): string {
+  const own = /packages\/([^/]+)\/src\/(.+)$/.exec(url)
+  const place = own
+    ? `@tollgate/${own[1]}/${own[2]}:${lineNumber + 1}:${columnNumber + 1}`
+    : `${where(url, functionName)}:${lineNumber + 1}`
+  return `${functionName || '(anonymous)'} ${place}`
+}
+
 function summarize(file: string) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
@@ -55,10 +65,10 @@ function summarize(file: string) {
     if (!node) {
       continue
     }
-    const { functionName, url, lineNumber } = node.callFrame
+    const { functionName, url } = node.callFrame
     const w = where(url, functionName)
     byWhere.set(w, (byWhere.get(w) ?? 0) + us)
-    const f = `${functionName || '(anonymous)'} ${w}:${lineNumber + 1}`
+    const f = functionKey(node.callFrame)
     byFunction.set(f, (byFunction.get(f) ?? 0) + us)
   }
   // Inclusive: every function on a sample's stack gets the sample once.
@@ -76,8 +86,7 @@ function summarize(file: string) {
       if (!node) {
         break
       }
-      const { functionName, url, lineNumber } = node.callFrame
-      const f = `${functionName || '(anonymous)'} ${where(url, functionName)}:${lineNumber + 1}`
+      const f = functionKey(node.callFrame)
       if (!seen.has(f)) {
         seen.add(f)
         inclusive.set(f, (inclusive.get(f) ?? 0) + us)
