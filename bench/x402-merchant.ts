@@ -302,10 +302,7 @@ async function main() {
     : STORE === 'database'
       ? 'x402-merchant.json'
       : `x402-merchant-${STORE}-store.json`
-  await writeFile(
-    join(here, 'results', file),
-    `${JSON.stringify(body, null, 2)}\n`,
-  )
+  await writeFile(join(here, 'results', file), `${JSON.stringify(body, null, 2)}\n`)
   console.log(JSON.stringify(body.summary))
 }
 
