@@ -66,8 +66,8 @@ const OPS: Record<number, number> = {
 // compiling each server's hot paths, more of them for the merchant API (about 1 ms of its extra CPU
 // per settle at c=1 with 4). 400 takes most of that out of the CPU columns, but the bare
 // facilitator's c=1 p50 is then higher while its CPU is not (a wait outside this process), which
-// flatters the ratio: the default stays 4 so the ratios compare with earlier runs (docs/x402-merchant.md, "The CPU outside the
-// merchant path").
+// flatters the ratio: the default stays 4 so the ratios compare with earlier runs
+// (docs/x402-merchant.md, "The CPU outside the merchant path").
 const WARMUP = Number(process.env.BENCH_X402_WARMUP ?? 4)
 const STORE = process.env.BENCH_X402_STORE === 'memory' ? 'memory' : 'database'
 const PROFILE = Boolean(process.env.BENCH_CPU_PROFILE)
