@@ -19,7 +19,8 @@
 // bench/results/x402-merchant-<database>-<server>-c16.cpuprofile (open in Chrome DevTools, or
 // summarize with bench/lib/x402-merchant-profile.ts); the measured rounds are not profiled;
 // BENCH_X402_PROFILE_CONCURRENCY=1 profiles at c=1 instead. BENCH_X402_WARMUP sets the unmeasured
-// settles per server before the rounds (default 4). Each
+// settles per server before the rounds (default 4); BENCH_X402_JIT_WARMUP=1 runs the merchant path
+// alone once before them (300 settles, stub facilitator, no chain) to compile its code. Each
 // side also reports the SQL statements per settle (the facilitator's and the service's, counted by
 // the database handle's query log), the part of the process CPU its main thread used (Linux; the rest
 // is V8's helper threads: the optimizing compiler and the garbage collector's parallel work), and of
@@ -69,6 +70,7 @@ const OPS: Record<number, number> = {
 // flatters the ratio: the default stays 4 so the ratios compare with earlier runs
 // (docs/x402-merchant.md, "The CPU outside the merchant path").
 const WARMUP = Number(process.env.BENCH_X402_WARMUP ?? 4)
+const JIT_WARMUP = process.env.BENCH_X402_JIT_WARMUP === '1'
 const STORE = process.env.BENCH_X402_STORE === 'memory' ? 'memory' : 'database'
 const PROFILE = Boolean(process.env.BENCH_CPU_PROFILE)
 const PROFILE_OPS = Number(process.env.BENCH_X402_PROFILE_OPS ?? 320)
@@ -148,7 +150,18 @@ async function main() {
         listen,
       })
       // Warm-up, not measured: the merchant's ledger accounts are created by its first credit, and the
-      // JIT compiles each server's hot paths.
+      // JIT compiles each server's hot paths. BENCH_X402_JIT_WARMUP=1 first runs the merchant path
+      // alone (stub facilitator, no chain, so later settles do not wait on a longer chain), to see
+      // whether its code still compiling shows in the measured c=1 rounds (docs/x402-merchant.md,
+      // "Quiet machine, this session's code": it did not).
+      if (!PATH_ONLY && JIT_WARMUP) {
+        results[`${database.name}.merchant-path-warmup`] = await measureMerchantPath(
+          deps,
+          key,
+          requirements,
+          payers,
+        )
+      }
       for (const side of PATH_ONLY ? [] : sides) {
         const warm = await signEip3009Bodies(payers, requirements, WARMUP)
         await runClosedLoop(warm, 1, (body) => settle(side.url, side.headers, body).then(() => undefined))
