@@ -14,6 +14,7 @@ import { Session } from 'node:inspector'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getHeapSpaceStatistics } from 'node:v8'
+import { servingTag } from './serving-tag.mjs'
 
 const oldUsed = () => {
   let u = 0
@@ -28,11 +29,7 @@ let incoming = 0
 subscribe('http.server.request.start', () => {
   incoming += 1
 })
-const tag = process.argv[1].includes('cli')
-  ? 'standalone'
-  : process.argv[1].includes('service')
-    ? 'sandbox'
-    : null
+const tag = servingTag()
 if (tag) {
   const out = join(process.env.HP_OUT_DIR ?? tmpdir(), `survivors-${tag}-${process.pid}.jsonl`)
   const s = new Session()

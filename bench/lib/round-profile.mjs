@@ -10,12 +10,9 @@ import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { servingTag } from './serving-tag.mjs'
 
-const tag = process.argv[1].includes('cli')
-  ? 'standalone'
-  : process.argv[1].includes('service')
-    ? 'sandbox'
-    : null
+const tag = servingTag()
 if (tag) {
   const dir = process.env.RP_OUT_DIR ?? tmpdir()
   const idleMs = Number(process.env.RP_IDLE_MS ?? 150)
