@@ -86,21 +86,31 @@ const dispatcher = new Agent({ connections: 32, keepAliveTimeout: 30_000 })
 
 async function main() {
   const loadAtStart = loadavg().map(round)
-  const devnet = await startDevnet({
-    solana: false,
-    evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
-  })
   const payers = Array.from({ length: 16 }, () => privateKeyToAccount(generatePrivateKey()))
-  await Promise.all(
-    payers.map((a) => devnet.fund({ network: BASE, address: a.address, asset: 'USDC', amount: 10n ** 12n })),
-  )
+  // Each database gets its own new chain: a settle's wait on anvil grows with the chain's length, so
+  // on one chain the second database's rounds ran on a chain longer by the first one's whole run.
+  const startChain = async () => {
+    const started = await startDevnet({
+      solana: false,
+      evm: { networks: DEFAULT_EVM_NETWORKS.filter((n) => n.network === BASE) },
+    })
+    await Promise.all(
+      payers.map((a) =>
+        started.fund({ network: BASE, address: a.address, asset: 'USDC', amount: 10n ** 12n }),
+      ),
+    )
+    return started
+  }
   const results: Record<string, unknown> = {}
+  let devnet: Awaited<ReturnType<typeof startChain>> | undefined
   try {
     const databases = [
       { name: 'pglite', url: undefined },
       ...(process.env.BENCH_DATABASE_URL ? [{ name: 'postgres', url: process.env.BENCH_DATABASE_URL }] : []),
     ]
     for (const database of databases) {
+      await devnet?.stop()
+      devnet = await startChain()
       const count = { statements: 0, credits: 0 }
       const onQuery = (text: string) => {
         if (text.includes('pg_stat_activity')) {
@@ -287,7 +297,7 @@ async function main() {
       await opened.close()
     }
   } finally {
-    await devnet.stop()
+    await devnet?.stop()
     await dispatcher.close()
   }
   type Result = { cpuMsPerOp: number; latencyMs: { p50: number } }
