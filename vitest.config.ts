@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 // The packages' `tollgate-source` export condition (docs/packages.md): tests import the workspace
@@ -13,11 +12,6 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
-    // One test file per core. Vitest's default leaves a core free, which on a 2-core machine runs
-    // the files one at a time although most e2e files spend their time waiting on a chain, a socket
-    // or a database (each file has its own chains, ports and PostgreSQL schema, so files never see
-    // each other's state).
-    maxWorkers: Math.max(availableParallelism(), 2),
     projects: [
       {
         extends: true,
