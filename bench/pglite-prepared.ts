@@ -1,12 +1,3 @@
-// The PGlite dialect's prepared statements (issue #15): the merchant API's POST /x402/settle path on
-// two in-memory PGlite databases in one process, one with the dialect's named prepared statements
-// (the default) and one with `preparedStatements: 0` (every statement parsed, analysed and planned
-// again, as PGlite's `query` does). A stub facilitator answers each settle at once, so what is
-// measured is the service's own work: the API-key and payTo caches, the x402 row and its ledger
-// credit in one statement (ledger/posting-ctes.ts). The two take turns in rounds (A B, B A, …) and
-// each reports process CPU time and time inside database calls per settle, which a loaded machine
-// moves less than latency. Writes bench/results/pglite-prepared.json.
-import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -16,23 +7,12 @@ import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import { createMemorySettlementStore, createPgliteDialect } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
-import {
-  createApiKey,
-  createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
-  createMerchant,
-  createRails,
-  createRateLimiter,
-  type Database,
-  migrateToLatest,
-  systemClock,
-} from '@tollgate/service'
+import { type createRails, type Database, migrateToLatest } from '@tollgate/service'
 import { Kysely } from 'kysely'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round, summarize } from './lib/stats.js'
+import { startStubX402Merchant } from './lib/stub-x402-merchant.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const BASE = 'eip155:84532'
@@ -159,49 +139,13 @@ async function startSide(
       return args.result
     },
   })
-  const base = {
-    db: timed,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
-  }
-  const deps = { ...base, rails: createRails(base, { networks }), settings: createDefaultSettings() }
-  const merchant = await createMerchant(deps, { name: 'Bench merchant' })
-  const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-  const stub: FacilitatorClient = {
-    verify: async () => ({ isValid: true }),
-    settle: async (request) => ({
-      success: true,
-      transaction: `0x${randomBytes(32).toString('hex')}`,
-      network: request.paymentRequirements.network,
-      payer,
-    }),
-    getSupported: () => facilitator.getSupported(),
-  }
-  const app = createApp(deps, {
-    facilitator: stub,
-    rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
-  })
-  const post = (path: string, body: string) =>
-    app.fetch(
-      new Request(`http://bench/api/v1/x402/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body,
-      }),
-    )
+  const merchant = await startStubX402Merchant({ db: timed, networks, facilitator, payer })
   return {
     name,
     db,
-    requirements: async () => {
-      const res = await post(
-        'requirements',
-        JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
-      )
-      return ((await res.json()) as { data: { accepts: PaymentRequirements[] } }).data.accepts[0]
-    },
+    requirements: merchant.requirements,
     settle: async (body: string) => {
-      const res = await post('settle', body)
+      const res = await merchant.post('settle', body)
       if (res.status !== 201) {
         throw new Error(`${name}: settle answered ${res.status}: ${await res.text()}`)
       }

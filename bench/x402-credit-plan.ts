@@ -1,21 +1,3 @@
-// The x402 credit statement on PGlite (issue #15): what one credit costs once the merchant path is
-// warm, and whether its cached plan still fits the data. POST /x402/settle runs through app.fetch
-// behind a stub facilitator that settles at once, on PGlite in a temporary data directory, so each
-// settle sends one statement, the credit (ledger/posting-ctes.ts). Then, on the same session:
-// - how often Postgres planned that prepared statement anew (custom plans) and how often it ran its
-//   cached generic plan (`pg_prepared_statements`);
-// - the statement alone, run again with fresh ids in a loop (no HTTP, no Kysely building), beside
-//   the smallest statements (a `select` of one parameter, a one-row insert): what any statement
-//   costs, and what this one adds;
-// - the same loop after BENCH_CREDIT_FILL more ledger accounts in the environment (default 5000, as
-//   a deployment's merchants accumulate them): right after the fill, then after 1000 more credits
-//   (the last BENCH_CREDIT_LOOP of them), then after `discard plans`. PGlite runs no autovacuum, so
-//   nothing but the dialect's `replanEvery` drops a plan made while the tables were small.
-// Two databases, one after the other: the dialect with `replanEvery: 0` (plans kept for the life of
-// the session, as before it had the option) and with its default (BENCH_CREDIT_DEFAULT_FIRST=1 runs
-// the default first). Writes
-// bench/results/x402-credit-plan.json.
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -25,23 +7,12 @@ import type { FacilitatorClient } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import { createMemorySettlementStore, createPgliteDialect } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
-import {
-  createApiKey,
-  createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
-  createMerchant,
-  createRails,
-  createRateLimiter,
-  type Database,
-  migrateToLatest,
-  systemClock,
-} from '@tollgate/service'
+import { type createRails, type Database, migrateToLatest } from '@tollgate/service'
 import { CompiledQuery, Kysely, sql } from 'kysely'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { percentile, round } from './lib/stats.js'
+import { startStubX402Merchant } from './lib/stub-x402-merchant.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const BASE = 'eip155:84532'
@@ -122,54 +93,16 @@ async function measure(
         return args.result
       },
     })
-    const base = {
-      db,
-      clock: systemClock,
-      ids: createIdGenerator(),
-      logger: createLogger({ level: 'silent' }),
-    }
-    const deps = { ...base, rails: createRails(base, { networks }), settings: createDefaultSettings() }
-    const merchant = await createMerchant(deps, { name: 'Bench merchant' })
-    const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
     const payer = privateKeyToAccount(generatePrivateKey())
-    const stub: FacilitatorClient = {
-      verify: async () => ({ isValid: true }),
-      settle: async (request) => ({
-        success: true,
-        transaction: `0x${randomBytes(32).toString('hex')}`,
-        network: request.paymentRequirements.network,
-        payer: payer.address,
-      }),
-      getSupported: () => facilitator.getSupported(),
-    }
-    const app = createApp(deps, {
-      facilitator: stub,
-      rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
-    })
-    const post = async (path: string, body: string) => {
-      const res = await app.fetch(
-        new Request(`http://bench/api/v1/x402/${path}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key },
-          body,
-        }),
-      )
+    const merchant = await startStubX402Merchant({ db, networks, facilitator, payer: payer.address })
+    const post = async (path: 'settle', body: string) => {
+      const res = await merchant.post(path, body)
       if (res.status !== 201) {
         throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
       }
       return res
     }
-    const requirements = (
-      (await (
-        await post(
-          'requirements',
-          JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
-        )
-      ).json()) as { data: { accepts: Parameters<typeof signEip3009Bodies>[1][] } }
-    ).data.accepts[0]
-    if (!requirements) {
-      throw new Error('no requirements')
-    }
+    const requirements = await merchant.requirements()
     const bodies = await signEip3009Bodies([payer], requirements, SETTLES + 20)
     for (const body of bodies.slice(0, 20)) {
       await post('settle', body)

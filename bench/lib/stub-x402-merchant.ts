@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto'
+import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
+import {
+  createApiKey,
+  createApp,
+  createDefaultSettings,
+  createIdGenerator,
+  createLogger,
+  createMerchant,
+  createRails,
+  createRateLimiter,
+  type Database,
+  systemClock,
+} from '@tollgate/service'
+import type { Kysely } from 'kysely'
+
+type Networks = NonNullable<NonNullable<Parameters<typeof createRails>[1]>['networks']>
+
+/**
+ * The merchant API over `db` (called with `app.fetch`, no HTTP) for one new merchant, behind a stub
+ * facilitator that settles every payment at once with a fresh transaction hash: what the merchant
+ * path costs without the chain. `getSupported` comes from a real facilitator, so the requirements
+ * name the devnet's assets. `post` sends an x402 route of the API with the merchant's key.
+ */
+export async function startStubX402Merchant(input: {
+  db: Kysely<Database>
+  networks: Networks
+  facilitator: FacilitatorClient
+  payer: string
+}) {
+  const base = {
+    db: input.db,
+    clock: systemClock,
+    ids: createIdGenerator(),
+    logger: createLogger({ level: 'silent' }),
+  }
+  const deps = {
+    ...base,
+    rails: createRails(base, { networks: input.networks }),
+    settings: createDefaultSettings(),
+  }
+  const merchant = await createMerchant(deps, { name: 'Bench merchant' })
+  const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
+  const stub: FacilitatorClient = {
+    verify: async () => ({ isValid: true }),
+    settle: async (request) => ({
+      success: true,
+      transaction: `0x${randomBytes(32).toString('hex')}`,
+      network: request.paymentRequirements.network,
+      payer: input.payer,
+    }),
+    getSupported: () => input.facilitator.getSupported(),
+  }
+  const app = createApp(deps, {
+    facilitator: stub,
+    rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
+  })
+  const post = (path: 'requirements' | 'settle', body: string) =>
+    app.fetch(
+      new Request(`http://bench/api/v1/x402/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body,
+      }),
+    )
+  return {
+    post,
+    /** The v2 requirements of a 0.01 USDC payment on Base to this merchant. */
+    requirements: async (): Promise<PaymentRequirements> => {
+      const res = await post(
+        'requirements',
+        JSON.stringify({ chain: 'base', asset: 'USDC', amount: '0.01', x402Version: 2 }),
+      )
+      const accepted = ((await res.json()) as { data?: { accepts?: PaymentRequirements[] } }).data
+        ?.accepts?.[0]
+      if (res.status !== 201 || !accepted) {
+        throw new Error(`requirements answered ${res.status}`)
+      }
+      return accepted
+    },
+  }
+}
