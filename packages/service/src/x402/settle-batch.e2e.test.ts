@@ -232,9 +232,11 @@ describeEachDatabase(
         [lead],
       )
       expect(results.map((r) => [r.status, r.body.data.status])).toEqual(Array(4).fill([201, 'confirmed']))
-      // The lead alone; the batch refused (C's account missing); the three alone, C's two again
-      // once its accounts exist.
-      expect(sentCredits).toEqual({ alone: 6, batch: 1 })
+      // The lead alone; the batch refused (C's account missing); the three alone, C's again once its
+      // accounts exist. On PostgreSQL the three run on their own connections, so C's second may
+      // start after the first's retry made the accounts and succeed at once (5 alone, not 6).
+      expect(sentCredits.batch).toBe(1)
+      expect([5, 6]).toContain(sentCredits.alone)
       const rowsC = await credits(c.id)
       expect(rowsC.map((r) => r.txHash).sort()).toEqual(
         [results[1], results[3]].map((r) => r?.body.data.txHash).sort(),
