@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 // The packages' `tollgate-source` export condition (docs/packages.md): tests import the workspace
@@ -12,6 +13,12 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
   test: {
+    // One test file per core. Vitest's default leaves a core free, which on a 2-core machine runs
+    // the files one at a time although most e2e files spend their time waiting on a chain, a socket
+    // or a database. Each file has its own chains, ports and PostgreSQL schema, and the migrations
+    // read only their own schema's catalog (scopeMigratorIntrospection), so files never see each
+    // other's state.
+    maxWorkers: Math.max(availableParallelism(), 2),
     projects: [
       {
         extends: true,

@@ -53,6 +53,7 @@ export { readBodyText } from './read-body-text.js'
 export type { ReconcileSummary } from './reconcile-settlements.js'
 export type { RouteOptions } from './route-facilitator-request.js'
 export { readJsonConfigFile, runFacilitatorCommand } from './run-facilitator-command.js'
+export { scopeMigratorIntrospection } from './scope-migrator-introspection.js'
 export { migrateSettlementStore, SETTLEMENT_TABLE } from './settlement-migrations.js'
 export type {
   ClaimSettlementParameters,

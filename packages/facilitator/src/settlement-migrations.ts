@@ -1,5 +1,6 @@
 import { AppError } from '@tollgate/core'
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
+import { scopeMigratorIntrospection } from './scope-migrator-introspection.js'
 
 /** Name of the settlement table (prefixed so it never collides with the service's own tables). */
 export const SETTLEMENT_TABLE = 'x402_settlements'
@@ -50,7 +51,7 @@ export async function migrateSettlementStore<T>(db: Kysely<T>, schema = 'public'
   assertIdentifier(schema)
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db)
   const migrator = new Migrator({
-    db,
+    db: scopeMigratorIntrospection(db, schema),
     migrationTableSchema: schema,
     migrationTableName: 'x402_settlement_migrations',
     migrationLockTableName: 'x402_settlement_migrations_lock',

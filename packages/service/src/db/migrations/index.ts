@@ -1,3 +1,4 @@
+import { scopeMigratorIntrospection } from '@tollgate/facilitator'
 import { type Kysely, type Migration, Migrator } from 'kysely'
 import * as m0001 from './0001-merchants.js'
 import * as m0002 from './0002-ledger.js'
@@ -34,11 +35,12 @@ export const migrations: Record<string, Migration> = {
 
 /**
  * Applies the pending migrations (Kysely's migrator: a lock table, then each file once, in name
- * order); `schema` keeps the migration bookkeeping inside that schema (test isolation).
+ * order); `schema` keeps the migration bookkeeping inside that schema (test isolation), and the
+ * migrator looks for its tables only there (scopeMigratorIntrospection).
  */
 export async function migrateToLatest(db: Kysely<unknown>, options: { schema?: string } = {}): Promise<void> {
   const migrator = new Migrator({
-    db,
+    db: scopeMigratorIntrospection(db, options.schema),
     provider: { getMigrations: async () => migrations },
     ...(options.schema === undefined ? {} : { migrationTableSchema: options.schema }),
   })
