@@ -87,6 +87,7 @@ export type {
   SchemeFacilitator,
   SchemeServer,
   SettleContext,
+  SettledOutcomeWrite,
   SettleOptions,
   VerifyOptions,
 } from './scheme.js'

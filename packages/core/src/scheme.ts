@@ -127,7 +127,29 @@ export type SettleOptions = {
    * transaction: a caller whose hook did not run (or failed) does it after `settle`, and a repeat
    * of the payment later never calls the hook, so the same work can be attempted more than once.
    */
-  onSettled?: (result: SettleResponse) => Promise<void>
+  onSettled?: (result: SettleResponse, outcome?: SettledOutcomeWrite) => Promise<void>
+  /**
+   * The database handle `onSettled` writes to. When the facilitator's settlement store is on the
+   * same handle, `onSettled` gets the store's outcome write as its second argument, to run in one
+   * of its own statements so that both commit together (one commit instead of two). The hook then
+   * owns the write: it calls `outcome.written(stored)` once the statement holding it committed, or
+   * `outcome.release()` if it will not run it (the facilitator then writes it alone, at once). A
+   * hook that returns or throws having done neither has it written after it.
+   */
+  database?: unknown
+}
+
+/** The settlement store's outcome write, offered to an `onSettled` hook on the same database. */
+export type SettledOutcomeWrite = {
+  /**
+   * The write as a query (a Kysely update on the store's handle) to embed in a statement, e.g. as
+   * a CTE; it yields one row when this settle still held the payment, none when another took over.
+   */
+  readonly query: unknown
+  /** The statement holding `query` committed; `stored` is whether it yielded a row. */
+  written(stored: boolean): void
+  /** The hook will not run `query`: the facilitator writes the outcome alone, now. */
+  release(): void
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { createFacilitator } from './create-facilitator.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
+import type { CompleteSettlementParameters } from './settlement-store.js'
 import { buildFakeRequest, createFakeScheme, type FakeConfirmation } from './testing/create-fake-scheme.js'
 
 const v1Request = () => {
@@ -340,5 +341,109 @@ describe('createFacilitator', () => {
         { network: 'eip155:84532', address: '0xfee', symbol: 'ETH', balance: '1.500000000000000000' },
       ],
     })
+  })
+})
+
+describe('createFacilitator: the outcome write handed to onSettled (SettleOptions.database)', () => {
+  const database = { name: 'the shared handle' }
+  /** A memory store on `database`: its "query" is the parameters, which a hook writes by `complete`. */
+  function joinableStore() {
+    const store = createMemorySettlementStore()
+    const complete = store.complete.bind(store)
+    const writes: string[] = []
+    store.complete = async (parameters) => {
+      writes.push('facilitator')
+      return complete(parameters)
+    }
+    const joinable = {
+      database,
+      completeQuery: (parameters: CompleteSettlementParameters) => ({ parameters }),
+    }
+    const runQuery = async (query: unknown) => {
+      writes.push('hook')
+      return complete((query as { parameters: CompleteSettlementParameters }).parameters)
+    }
+    return { store: Object.assign(store, { joinable }), writes, runQuery }
+  }
+
+  test('default: a hook on the store’s database runs the write itself; the facilitator sends none', async () => {
+    const { store, writes, runQuery } = joinableStore()
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    const result = await facilitator.settle(buildFakeRequest(), {
+      database,
+      onSettled: async (_result, outcome) => {
+        outcome?.written(await runQuery(outcome.query))
+      },
+    })
+    expect(result.success).toBe(true)
+    expect(writes).toEqual(['hook'])
+    expect(await store.countByState()).toMatchObject({ settled: 1, broadcast: 0 })
+  })
+
+  test('behavior: another database, or none, gets no write: the facilitator sends it before the hook runs', async () => {
+    for (const options of [{ database: { name: 'another handle' } }, {}]) {
+      const { store, writes } = joinableStore()
+      const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+      const offered: unknown[] = []
+      await facilitator.settle(buildFakeRequest(), {
+        ...options,
+        onSettled: async (_result, outcome) => {
+          offered.push(outcome)
+          writes.push('hook ran')
+        },
+      })
+      expect(offered).toEqual([undefined])
+      expect(writes).toEqual(['facilitator', 'hook ran'])
+    }
+  })
+
+  test('behavior: a released write is sent at once, while the hook still runs', async () => {
+    const { store, writes } = joinableStore()
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    await facilitator.settle(buildFakeRequest(), {
+      database,
+      onSettled: async (_result, outcome) => {
+        outcome?.release()
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        writes.push('hook done')
+      },
+    })
+    expect(writes).toEqual(['facilitator', 'hook done'])
+    expect(await store.countByState()).toMatchObject({ settled: 1 })
+  })
+
+  test('edge: a hook that ends, or throws, having neither written nor released it gets it written after', async () => {
+    const { store, writes } = joinableStore()
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    const quiet = await facilitator.settle(buildFakeRequest({ payload: { nonce: '0x01' } }), {
+      database,
+      onSettled: async () => {
+        writes.push('hook done')
+      },
+    })
+    expect(quiet.success).toBe(true)
+    const failing = facilitator.settle(buildFakeRequest({ payload: { nonce: '0x02' } }), {
+      database,
+      onSettled: async () => {
+        writes.push('hook threw')
+        throw new Error('the hook failed')
+      },
+    })
+    await expect(failing).rejects.toThrow('the hook failed')
+    expect(writes).toEqual(['hook done', 'facilitator', 'hook threw', 'facilitator'])
+    expect(await store.countByState()).toMatchObject({ settled: 2, broadcast: 0 })
+  })
+
+  test('edge: a write that found the claim taken over (stored false) still answers the success', async () => {
+    const { store, writes } = joinableStore()
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    const result = await facilitator.settle(buildFakeRequest(), {
+      database,
+      onSettled: async (_result, outcome) => {
+        outcome?.written(false)
+      },
+    })
+    expect(result.success).toBe(true)
+    expect(writes).toEqual([])
   })
 })

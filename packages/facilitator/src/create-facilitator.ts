@@ -6,6 +6,7 @@ import {
   formatAtomicAmount,
   REASONS,
   type SchemeFacilitator,
+  type SettledOutcomeWrite,
   type SettleOptions,
   type SettleResponse,
   type SupportedResponse,
@@ -137,9 +138,9 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     let hookError: unknown
     const onSettled =
       hook &&
-      ((result: SettleResponse) =>
+      ((result: SettleResponse, outcome?: SettledOutcomeWrite) =>
         Promise.resolve()
-          .then(() => hook(result))
+          .then(() => hook(result, outcome))
           .catch((error: unknown) => {
             hookError = error
             throw error
@@ -161,6 +162,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
               payment: route.payment,
               requirements: route.requirements,
               ...(onSettled ? { onSettled } : {}),
+              ...(options?.database === undefined ? {} : { database: options.database }),
             })
           : failure(REASONS.invalidPayload, 'the payload has no settlement key', route.requirements.network)
       }

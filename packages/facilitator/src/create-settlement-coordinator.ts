@@ -7,6 +7,7 @@ import {
   REASONS,
   type SchemeFacilitator,
   type SettleContext,
+  type SettledOutcomeWrite,
   type SettleResponse,
 } from '@tollgate/core'
 import type { Logger } from './logger.js'
@@ -21,9 +22,12 @@ export type SettlementJob = {
   requirements: PaymentRequirements
   /**
    * Runs when this job is the key's claim owner and its outcome is a success, concurrently with
-   * the store's outcome write; settle answers after both (see `SettleOptions.onSettled`).
+   * the store's outcome write, or holding it (`database`); settle answers after both (see
+   * `SettleOptions.onSettled`).
    */
-  onSettled?: (result: SettleResponse) => Promise<void>
+  onSettled?: (result: SettleResponse, outcome?: SettledOutcomeWrite) => Promise<void>
+  /** The database handle `onSettled` writes to (`SettleOptions.database`). */
+  database?: unknown
 }
 
 /** Options of {@link createSettlementCoordinator}. */
@@ -148,7 +152,7 @@ async function claimAndSettle(deps: CoordinatorDeps, job: SettlementJob): Promis
 /** Runs the scheme's settle under a held claim, with a heartbeat, and stores the outcome. */
 async function runClaimed(
   deps: CoordinatorDeps,
-  job: Pick<SettlementJob, 'scheme' | 'onSettled'>,
+  job: Pick<SettlementJob, 'scheme' | 'onSettled' | 'database'>,
   record: SettlementRecord,
   owner: string,
   preparing: Promise<unknown> | undefined,
@@ -176,7 +180,7 @@ async function runClaimed(
   } finally {
     stopHeartbeat()
   }
-  return storeOutcome(deps, record, owner, result, recorder.latest(), job.onSettled)
+  return storeOutcome(deps, record, owner, result, recorder.latest(), job)
 }
 
 // A settle's `recordBroadcast`. The relayer calls it again for each fee-bumped replacement of a
@@ -211,8 +215,10 @@ function createBroadcastRecorder(deps: CoordinatorDeps, key: string, owner: stri
 /**
  * Stores a settle's outcome under the claim; when the claim was lost, the stored record wins. A
  * success runs the caller's `onSettled` at the same time as the write (its own commit overlaps
- * the store's instead of following it); the answer waits for both. A failing hook changes nothing
- * in the store: the outcome is written all the same, then the hook's error is thrown.
+ * the store's instead of following it), or, when the hook writes to the store's database, hands
+ * the write to the hook to commit with its own (see `SettleOptions.database`); the answer waits for
+ * both. A failing hook changes nothing in the store: the outcome is written all the same, then the
+ * hook's error is thrown.
  */
 async function storeOutcome(
   deps: CoordinatorDeps,
@@ -220,7 +226,7 @@ async function storeOutcome(
   owner: string,
   result: SettleResponse,
   recorded: string | undefined,
-  onSettled?: (result: SettleResponse) => Promise<void>,
+  job: Pick<SettlementJob, 'onSettled' | 'database'>,
 ): Promise<SettleResponse> {
   const pending = !result.success && result.errorReason === REASONS.settlementPending
   const known = recorded ?? record.transaction
@@ -232,16 +238,24 @@ async function storeOutcome(
     : result.transaction || (result.success ? known : undefined)
   const answer = pending && transaction ? { ...result, transaction } : result
   const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
-  const completing = deps.store.complete({
-    key: record.key,
-    owner,
-    state,
-    result: answer,
-    transaction,
-    now: deps.now(),
-  })
-  // Started after the write is sent, so the store's commit is never queued behind the hook's work.
-  const hook = result.success && onSettled ? runHook(onSettled, answer) : undefined
+  const parameters = { key: record.key, owner, state, result: answer, transaction, now: deps.now() } as const
+  const onSettled = result.success ? job.onSettled : undefined
+  const joinable = deps.store.joinable
+  const offer =
+    onSettled && joinable && job.database !== undefined && joinable.database === job.database
+      ? createOutcomeOffer(joinable.completeQuery(parameters))
+      : undefined
+  let completing: Promise<boolean>
+  let hook: Promise<{ error: unknown } | undefined> | undefined
+  if (onSettled && offer) {
+    // The hook runs the write; the store writes it only if the hook releases it or ends without.
+    hook = runHook(onSettled, answer, offer.write)
+    completing = offer.outcome(hook).then((reported) => reported ?? deps.store.complete(parameters))
+  } else {
+    // Sent before the hook starts, so the store's commit is never queued behind the hook's work.
+    completing = deps.store.complete(parameters)
+    hook = onSettled ? runHook(onSettled, answer, undefined) : undefined
+  }
   let stored: boolean
   try {
     stored = await completing
@@ -277,13 +291,35 @@ async function storeOutcome(
   return answer
 }
 
+/**
+ * The outcome write handed to a hook: `outcome(hook)` resolves with what the hook reported
+ * (`written`), or `undefined` once it released the write or ended without reporting, meaning the
+ * caller must write it itself.
+ */
+function createOutcomeOffer(query: unknown) {
+  let decide: (stored: boolean | undefined) => void = () => {}
+  const decided = new Promise<boolean | undefined>((resolve) => {
+    decide = resolve
+  })
+  const write: SettledOutcomeWrite = {
+    query,
+    written: (stored) => decide(stored),
+    release: () => decide(undefined),
+  }
+  return {
+    write,
+    outcome: (hook: Promise<unknown>) => Promise.race([decided, hook.then(() => undefined)]),
+  }
+}
+
 /** Runs a settle hook; resolves to its error (never rejects), or undefined when it succeeded. */
 function runHook(
-  hook: (result: SettleResponse) => Promise<void>,
+  hook: (result: SettleResponse, outcome?: SettledOutcomeWrite) => Promise<void>,
   result: SettleResponse,
+  outcome: SettledOutcomeWrite | undefined,
 ): Promise<{ error: unknown } | undefined> {
   return Promise.resolve()
-    .then(() => hook(result))
+    .then(() => hook(result, outcome))
     .then(
       () => undefined,
       (error: unknown) => ({ error }),

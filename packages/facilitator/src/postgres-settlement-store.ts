@@ -82,6 +82,16 @@ export async function createPostgresSettlementStore<T>(
   const held = (key: string, owner: string) =>
     db.updateTable(SETTLEMENT_TABLE).where('key', '=', key).where('owner', '=', owner)
 
+  const completing = (p: CompleteSettlementParameters) =>
+    held(p.key, p.owner).set({
+      state: p.state,
+      result: JSON.stringify(p.result),
+      transaction: p.transaction ?? null,
+      owner: null,
+      lease_until: new Date(p.now),
+      updated_at: new Date(p.now),
+    })
+
   const store: SettlementStore = {
     async claim(p: ClaimSettlementParameters): Promise<ClaimSettlementResult> {
       const claimed = await insertOrTakeOver(base, table, p)
@@ -132,17 +142,13 @@ export async function createPostgresSettlementStore<T>(
     },
 
     async complete(p: CompleteSettlementParameters) {
-      const result = await held(p.key, p.owner)
-        .set({
-          state: p.state,
-          result: JSON.stringify(p.result),
-          transaction: p.transaction ?? null,
-          owner: null,
-          lease_until: new Date(p.now),
-          updated_at: new Date(p.now),
-        })
-        .executeTakeFirst()
+      const result = await completing(p).executeTakeFirst()
       return result.numUpdatedRows > 0n
+    },
+
+    joinable: {
+      database: options.db,
+      completeQuery: (p: CompleteSettlementParameters) => completing(p).returning('key'),
     },
 
     async get(key) {

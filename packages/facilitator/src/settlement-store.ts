@@ -112,6 +112,12 @@ export interface SettlementStore {
    */
   listReconcilable(now: number, limit: number): Promise<SettlementRecord[]>
   countByState(): Promise<SettlementStateCounts>
+  /**
+   * Present on a store in a SQL database: {@link complete}'s write as a query for a caller to run
+   * inside its own statement on the same `database` handle (see `SettleOptions.database`). The
+   * query yields one row when the owner still held the key.
+   */
+  readonly joinable?: { database: unknown; completeQuery(parameters: CompleteSettlementParameters): unknown }
 }
 
 /** Zero counts for every state. */

@@ -10,11 +10,13 @@ import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
 import { balanceRows } from '../testing/ledger-fixtures.js'
+import { summarizeStatements } from '../testing/statement-log.js'
 import { signX402Payment } from '../testing/x402-payment.js'
 
 // POST /x402/settle with the facilitator's settlement store in the service's database (as the
-// sandbox runs it): the merchant's credit runs in the facilitator's `onSettled` hook, beside the
-// facilitator's outcome write, and a settle whose hook did not run (or failed) writes it after.
+// sandbox runs it): the merchant's credit runs in the facilitator's `onSettled` hook, in one
+// statement with the facilitator's outcome write, and a settle whose hook did not run (or failed)
+// writes it after.
 let devnet: LocalDevnet
 beforeAll(async () => {
   devnet = await startDevnet({
@@ -25,6 +27,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await devnet?.stop()
 })
+
+const statements: string[] = []
 
 type Envelope<T> = { success: boolean; data: T; error?: { code: string } }
 
@@ -52,12 +56,13 @@ describeEachDatabase(
           request,
           hook
             ? {
-                onSettled: async (result) => {
+                database: options.database,
+                onSettled: async (result, outcome) => {
                   hookRuns += 1
                   if (mode === 'fail-before') {
                     throw new Error('the hook failed before its credit')
                   }
-                  await hook(result)
+                  await hook(result, outcome)
                   if (mode === 'fail-after') {
                     throw new Error('the hook failed after its credit')
                   }
@@ -94,15 +99,27 @@ describeEachDatabase(
       (await balanceRows(h.deps.db, merchantId, 'x402')).map((r) => [r.amount, r.txHash])
     const settledRows = async () => (await store.countByState()).settled
 
-    test('default: the credit is written in the hook, and the facilitator stores its outcome', async () => {
+    test('default: the credit is written in the hook, in one statement with the facilitator’s outcome', async () => {
       const before = await settledRows()
-      const settled = await post<{ txHash: string; status: string }>(
-        '/x402/settle',
-        await signed(h.a.testKey),
-      )
+      const body = await signed(h.a.testKey)
+      statements.length = 0
+      const settled = await post<{ txHash: string; status: string }>('/x402/settle', body)
+      const during = [...statements]
       expect([settled.status, settled.body.data.status]).toEqual([201, 'confirmed'])
       expect(hookRuns).toBe(1)
       expect(await settledRows()).toBe(before + 1)
+      // The claim, the broadcast, then one statement: the outcome, the x402 row and the ledger.
+      expect(
+        // The store names its table with its schema; the summary reads better without.
+        summarizeStatements(during.map((s) => s.replace(/"\w+"\./g, ''))).filter((s) =>
+          /x402_settlements|x402_transactions/.test(s),
+        ),
+      ).toEqual([
+        'insert into x402_settlements',
+        'update x402_settlements',
+        'settled_outcome: update x402_settlements',
+      ])
+      expect(during.at(-1)).toContain('insert into "x402_transactions"')
       expect(await credits(h.a.id)).toEqual([['9950', settled.body.data.txHash]])
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
@@ -117,6 +134,26 @@ describeEachDatabase(
       expect(hashes.size).toBe(1)
       expect(hookRuns).toBe(1)
       expect(await credits(h.b.id)).toEqual([['9950', [...hashes][0]]])
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
+    test('behavior: concurrent settles of different payments: the credit that runs alone takes the outcome, batched ones leave it to the facilitator', async () => {
+      const bodies = await Promise.all(Array.from({ length: 6 }, () => signed(h.b.testKey)))
+      const before = await settledRows()
+      const start = await credits(h.b.id)
+      statements.length = 0
+      const results = await Promise.all(
+        bodies.map((json) => post<{ txHash: string }>('/x402/settle', json, h.b.testKey)),
+      )
+      const during = [...statements]
+      expect(results.map((r) => r.status)).toEqual(Array(6).fill(201))
+      expect(await settledRows()).toBe(before + 6)
+      const joined = during.filter((s) => s.startsWith('with settled_outcome as')).length
+      const alone = during.filter((s) => /^update "\w+"\."x402_settlements" set "state"/.test(s)).length
+      // Every outcome written once, either way; at least the first credit ran alone with its own.
+      expect(joined + alone).toBe(6)
+      expect(joined).toBeGreaterThanOrEqual(1)
+      expect((await credits(h.b.id)).length).toBe(start.length + 6)
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 
@@ -142,9 +179,12 @@ describeEachDatabase(
     test('behavior: a hook failing after its credit fails the settle; the retry credits nothing more', async () => {
       const request = await signed(h.a.testKey)
       const start = await credits(h.a.id)
+      const before = await settledRows()
       mode = 'fail-after'
       const failed = await post('/x402/settle', request, h.a.testKey)
       expect(failed.status).toBe(500)
+      // The outcome went with the credit: stored once, not written again after the hook failed.
+      expect(await settledRows()).toBe(before + 1)
       const written = await credits(h.a.id)
       expect(written).toHaveLength(start.length + 1)
       mode = 'pass'
@@ -155,5 +195,5 @@ describeEachDatabase(
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
   },
-  { poolSize: 30 },
+  { poolSize: 30, onQuery: (sql) => statements.push(sql) },
 )

@@ -1,4 +1,10 @@
-import { AppError, type FacilitatorClient, REASONS, type SettleResponse } from '@tollgate/core'
+import {
+  AppError,
+  type FacilitatorClient,
+  REASONS,
+  type SettledOutcomeWrite,
+  type SettleResponse,
+} from '@tollgate/core'
 import { type Selectable, sql } from 'kysely'
 import { inTransaction } from '../db/in-transaction.js'
 import type { X402TransactionsTable } from '../db/schema/x402.js'
@@ -13,7 +19,7 @@ import { postTransaction } from '../ledger/post-transaction.js'
 import { toPostingBatchCtes } from '../ledger/posting-batch-ctes.js'
 import { isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import type { Db } from '../rails/types.js'
-import { createCoalescer } from '../util/coalesce.js'
+import { type Coalescer, createCoalescer } from '../util/coalesce.js'
 import { toX402Transaction } from './list-x402-transactions.js'
 import { type MerchantX402Request, type PayToCache, parseX402Request } from './parse-x402-request.js'
 import type { X402Transaction } from './schemas.js'
@@ -39,15 +45,23 @@ export async function settleX402(
       context: { param: 'paymentRequirements.payTo' },
     })
   }
-  // The credit's statement runs in the facilitator's settle, alongside its outcome write, when
-  // this call is the one that settled the payment (`onSettled`); otherwise (a repeat, a concurrent
-  // settle of the same payment, a facilitator that ignores the hook) it runs here, after settle.
-  // It is idempotent either way (unique on the transaction), so the ledger is credited once.
+  // The credit's statement runs in the facilitator's settle when this call is the one that
+  // settled the payment (`onSettled`): with the facilitator's outcome write in the same statement
+  // when its store is on this database and the credit runs alone (one commit for both), else
+  // beside it. Otherwise (a repeat, a concurrent settle of the same payment, a facilitator that
+  // ignores the hook) it runs here, after settle. It is idempotent either way (unique on the
+  // transaction), so the ledger is credited once.
   const written: { value?: WrittenSettlement } = {}
   const result = await facilitator.settle(parsed.request, {
-    onSettled: async (settled) => {
+    database: deps.db,
+    onSettled: async (settled, outcome) => {
+      const joined =
+        outcome && settled.transaction !== '' && joinsOutcome(deps, input, parsed) ? outcome : undefined
+      if (outcome && !joined) {
+        outcome.release()
+      }
       if (settled.transaction !== '') {
-        written.value = await writeSettlement(deps, input, parsed, settled)
+        written.value = await writeSettlement(deps, input, parsed, settled, joined)
       }
     },
   })
@@ -96,6 +110,7 @@ async function writeSettlement(
   input: SettleInput,
   parsed: MerchantX402Request,
   result: SettleResponse,
+  outcome?: SettledOutcomeWrite,
 ): Promise<WrittenSettlement> {
   const pending = !result.success
   const payer = result.payer ?? null
@@ -125,7 +140,7 @@ async function writeSettlement(
     txHash: result.transaction,
   })
   const plan = { record, legs, posting }
-  return { plan, inserted: await insertSettlement(deps, plan) }
+  return { plan, inserted: await insertSettlement(deps, plan, outcome) }
 }
 
 type SettlementRecord = SettleInput & {
@@ -139,8 +154,9 @@ type SettlementRecord = SettleInput & {
 }
 
 type X402Row = Selectable<X402TransactionsTable>
+type NullableRow = { [K in keyof X402Row]: X402Row[K] | null }
 type CreditDeps = Pick<Deps, 'db' | 'ids' | 'clock'>
-type Credit = { deps: CreditDeps; plan: SettlementPlan }
+type Credit = { deps: CreditDeps; plan: SettlementPlan; outcome?: SettledOutcomeWrite | undefined }
 
 /**
  * The common case, one statement: inserts the x402 transaction and, when it is confirmed and paid
@@ -148,11 +164,16 @@ type Credit = { deps: CreditDeps; plan: SettlementPlan }
  * undefined, having written nothing, when the transaction is already recorded. Credits go through
  * {@link creditSettlement}, which runs concurrent ones as one statement.
  */
-async function insertSettlement(deps: CreditDeps, input: SettlementPlan): Promise<X402Row | undefined> {
+async function insertSettlement(
+  deps: CreditDeps,
+  input: SettlementPlan,
+  outcome?: SettledOutcomeWrite,
+): Promise<X402Row | undefined> {
   const { record, legs } = input
   if (record.status === 'confirmed' && legs.length > 0) {
-    return creditSettlement(deps, input)
+    return creditSettlement(deps, input, outcome)
   }
+  outcome?.release()
   return deps.db
     .insertInto('x402_transactions')
     .values(toRowValues(deps, record))
@@ -162,7 +183,21 @@ async function insertSettlement(deps: CreditDeps, input: SettlementPlan): Promis
 }
 
 // One coalescer per database handle (so per process and per test harness).
-const creditQueues = new WeakMap<object, (key: string, item: Credit) => Promise<X402Row | undefined>>()
+const creditQueues = new WeakMap<object, Coalescer<Credit, X402Row | undefined>>()
+
+/**
+ * Whether a settle's credit takes the facilitator's outcome write into its statement: only a
+ * credit (a confirmed payment to a custodied address) that will run alone at once. One that would
+ * wait for a batch leaves the write to the facilitator, which sends it at once, as before.
+ */
+function joinsOutcome(deps: CreditDeps, input: SettleInput, parsed: MerchantX402Request): boolean {
+  const currency = parsed.custodied ? parsed.asset.ledgerCurrency : null
+  return currency !== null && !creditQueues.get(deps.db)?.busy(creditKey(input.environment, currency))
+}
+
+function creditKey(environment: string, currency: string): string {
+  return `${environment}|${currency}`
+}
 
 // Credits of one environment and ledger currency queue behind each other in this process (docs/
 // x402-merchant.md "Coalesced credits"): the first runs alone at once, exactly as a lone settle's;
@@ -171,24 +206,39 @@ const creditQueues = new WeakMap<object, (key: string, item: Credit) => Promise<
 // only the environment: credits of different currencies share no account row, so one gains nothing
 // from waiting for the other, and a batch refused for one currency's missing accounts (its first
 // credit) does not send the other currency's credits alone with it.
-function creditSettlement(deps: CreditDeps, plan: SettlementPlan): Promise<X402Row | undefined> {
+function creditSettlement(
+  deps: CreditDeps,
+  plan: SettlementPlan,
+  outcome: SettledOutcomeWrite | undefined,
+): Promise<X402Row | undefined> {
   let coalesce = creditQueues.get(deps.db)
   if (!coalesce) {
     coalesce = createCoalescer<Credit, X402Row | undefined>({
-      one: (c) => insertCredit(c.deps, c.plan),
+      one: (c) => insertCredit(c.deps, c.plan, c.outcome),
       many: (batch) => insertCreditBatch(batch),
     })
     creditQueues.set(deps.db, coalesce)
   }
-  const currency = plan.legs[0]?.currency ?? ''
-  return coalesce(`${plan.record.environment}|${currency}`, { deps, plan })
+  const key = creditKey(plan.record.environment, plan.legs[0]?.currency ?? '')
+  // Another credit started since the hook chose to join: this one would wait for a batch, which
+  // holds no outcome write, so the facilitator writes its own now.
+  if (outcome && coalesce.busy(key)) {
+    outcome.release()
+    return coalesce(key, { deps, plan })
+  }
+  return coalesce(key, { deps, plan, outcome })
 }
 
 /**
- * One credit alone: the x402 row (`on conflict do nothing`) gating its ledger posting. The first
- * credit of a merchant in a currency creates its ledger accounts and runs the statement again.
+ * One credit alone: the x402 row (`on conflict do nothing`) gating its ledger posting, and the
+ * facilitator's outcome write when it was handed over (reported through `outcome.written`). The
+ * first credit of a merchant in a currency creates its ledger accounts and runs the statement again.
  */
-async function insertCredit(deps: CreditDeps, input: SettlementPlan): Promise<X402Row | undefined> {
+async function insertCredit(
+  deps: CreditDeps,
+  input: SettlementPlan,
+  outcome?: SettledOutcomeWrite,
+): Promise<X402Row | undefined> {
   const { record, legs } = input
   const values = toRowValues(deps, record)
   const insert = deps.db
@@ -198,9 +248,25 @@ async function insertCredit(deps: CreditDeps, input: SettlementPlan): Promise<X4
     .returningAll()
   const run = async () => {
     const { ctes } = toPostingCtes(deps, { ...input.posting(values.id), legs, gate: 'x402_row' })
-    const { rows } = await sql<Selectable<X402TransactionsTable>>`with x402_row as (${insert}), ${ctes}
-      select * from x402_row`.execute(deps.db)
-    return rows[0]
+    if (!outcome) {
+      const { rows } = await sql<X402Row>`with x402_row as (${insert}), ${ctes}
+        select * from x402_row`.execute(deps.db)
+      return rows[0]
+    }
+    // One row whether or not the x402 row was inserted: its columns (null when it was not) and
+    // whether the outcome write found this settle still holding the payment.
+    const { rows } = await sql<NullableRow & { outcome_stored: boolean }>`with settled_outcome as (
+        ${outcome.query}
+      ), x402_row as (${insert}), ${ctes}
+      select exists (select 1 from settled_outcome) as outcome_stored, x.*
+      from (select 1) as one left join x402_row x on true`.execute(deps.db)
+    const answer = rows[0]
+    outcome.written(answer?.outcome_stored === true)
+    if (!answer || answer.id === null) {
+      return undefined
+    }
+    const { outcome_stored: _stored, ...row } = answer
+    return row as X402Row
   }
   try {
     return await run()
