@@ -5,8 +5,9 @@
 // otherwise). A third side, the merchant API over a facilitator client that ignores the hook, is
 // the flow before the hook. The sides take turns request by request, on PGlite and on PostgreSQL
 // (BENCH_DATABASE_URL). Each database runs twice: the facilitator behind all sides on a memory
-// settlement store (BENCH_X402_STORE=memory in bench/x402-merchant.ts) and on a durable one in the
-// service's database (what the sandbox and `tollgate facilitator` use); on PostgreSQL a third run,
+// settlement store (BENCH_X402_STORE=memory in bench/x402-merchant.ts) and on a durable one on the
+// service's own database handle (what the sandbox uses, so the merchant's credit takes the store's
+// outcome write into its statement; a standalone facilitator has its own); on PostgreSQL a third run,
 // a diagnostic, has commits that do not wait for the WAL flush. Also process CPU per settle.
 // Writes bench/results/x402-merchant-trace.json.
 import { writeFile } from 'node:fs/promises'
@@ -137,11 +138,44 @@ async function traceOne(
   const schema = run.url
     ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db)).rows[0]?.schema
     : undefined
+  // The service's handle, timing the merchant's statements. The durable store is on the same handle,
+  // as in the sandbox, so the merchant's credit can take the store's outcome write into its statement
+  // (SettleOptions.database); the store's own statements pass the plugin untimed.
+  let settleStatement: PluginTransformQueryArgs | undefined
+  const merchantQueries = new WeakSet<object>()
+  const timed = opened.db.withPlugin({
+    transformQuery(args) {
+      const marks = current
+      // Only the merchant's statements from facilitator.settle on, its onSettled hook's included (an
+      // API-key refresh before it is counted, not timed): those that write x402_transactions.
+      if (marks && marks.facStart !== undefined && writesX402Transactions(args.node)) {
+        merchantQueries.add(args.queryId)
+        if (marks.sqlStart === undefined) {
+          marks.sqlStart = performance.now()
+          marks.sqlInSettle = marks.facEnd === undefined
+        }
+        // Kept to EXPLAIN afterwards. A statement's embedded builders pass here before it does, so
+        // the last one seen is the whole statement.
+        settleStatement = args
+      }
+      return args.node
+    },
+    async transformResult(args) {
+      const marks = current
+      if (marks && (marks.facStart === undefined || merchantQueries.has(args.queryId))) {
+        if (marks.sqlStart !== undefined) {
+          marks.sqlEnd = performance.now()
+        }
+        marks.statements += 1
+      }
+      return args.result
+    },
+  })
   const { facilitator: inner, close } = await createDevnetFacilitator(devnet, {
     store:
       run.store === 'memory'
         ? createMemorySettlementStore()
-        : await createPostgresSettlementStore({ db: opened.db, ...(schema ? { schema } : {}) }),
+        : await createPostgresSettlementStore({ db: timed, ...(schema ? { schema } : {}) }),
   })
   const facilitator = new Proxy(inner, {
     get(target, prop, receiver) {
@@ -165,35 +199,7 @@ async function traceOne(
     },
   })
   const bare = await listen(createFacilitatorApp(facilitator).fetch)
-  let settleStatement: PluginTransformQueryArgs | undefined
   try {
-    const timed = opened.db.withPlugin({
-      transformQuery(args) {
-        const marks = current
-        // Only the statements from facilitator.settle on, its onSettled hook's included (an API-key
-        // refresh before it is counted, not timed). The store's own statements do not pass here.
-        if (marks && marks.facStart !== undefined) {
-          if (marks.sqlStart === undefined) {
-            marks.sqlStart = performance.now()
-            marks.sqlInSettle = marks.facEnd === undefined
-          }
-          // Kept to EXPLAIN afterwards. A statement's embedded builders pass here before it does, so
-          // the last one seen is the whole statement.
-          settleStatement = args
-        }
-        return args.node
-      },
-      async transformResult(args) {
-        const marks = current
-        if (marks) {
-          if (marks.sqlStart !== undefined) {
-            marks.sqlEnd = performance.now()
-          }
-          marks.statements += 1
-        }
-        return args.result
-      },
-    })
     const {
       requirements,
       sides,
@@ -292,6 +298,14 @@ async function planStatement(db: Kysely<unknown>, statement: CompiledQuery) {
   return { planningMsP50: round(percentile(planningMs, 50)), bytesOfSql: statement.sql.length }
 }
 
+/** Whether a statement's node names the x402_transactions table (the merchant's, not the store's). */
+function writesX402Transactions(node: unknown): boolean {
+  const text = JSON.stringify(node, (_key, value: unknown) =>
+    typeof value === 'bigint' ? value.toString() : value,
+  )
+  return text.includes('"x402_transactions"')
+}
+
 async function settle(url: string, headers: Record<string, string>, body: string): Promise<boolean> {
   const res = await fetch(url, {
     method: 'POST',
@@ -300,7 +314,11 @@ async function settle(url: string, headers: Record<string, string>, body: string
     dispatcher,
   } as RequestInit)
   const text = await res.text()
-  return res.status < 300 && text.includes('"success":true')
+  const ok = res.status < 300 && text.includes('"success":true')
+  if (!ok) {
+    console.error(`settle at ${url} answered ${res.status}: ${text.slice(0, 500)}`)
+  }
+  return ok
 }
 
 async function listen(fetchHandler: (request: Request) => Response | Promise<Response>) {
