@@ -11,12 +11,6 @@ export type CoalescerOptions<T, R> = {
   maxBatch?: number
 }
 
-/**
- * Runs an item of a key (see {@link createCoalescer}). `busy(key)` says whether the key has work
- * running, i.e. whether an item given now would wait for a batch instead of starting at once alone.
- */
-export type Coalescer<T, R> = ((key: string, item: T) => Promise<R>) & { busy(key: string): boolean }
-
 type Waiting<T, R> = { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }
 
 /**
@@ -27,7 +21,7 @@ type Waiting<T, R> = { item: T; resolve: (value: R) => void; reject: (error: unk
  * So one key has one run at a time in this process, and a burst becomes a few batches. A refused
  * batch falls back to each item on its own, so every item still gets its own answer.
  */
-export function createCoalescer<T, R>(options: CoalescerOptions<T, R>): Coalescer<T, R> {
+export function createCoalescer<T, R>(options: CoalescerOptions<T, R>): (key: string, item: T) => Promise<R> {
   const maxBatch = options.maxBatch ?? 64
   const queues = new Map<string, Waiting<T, R>[]>()
 
@@ -62,7 +56,7 @@ export function createCoalescer<T, R>(options: CoalescerOptions<T, R>): Coalesce
     queues.delete(key)
   }
 
-  const coalesce = (key: string, item: T) =>
+  return (key, item) =>
     new Promise<R>((resolve, reject) => {
       const waiting = { item, resolve, reject }
       const queue = queues.get(key)
@@ -73,5 +67,4 @@ export function createCoalescer<T, R>(options: CoalescerOptions<T, R>): Coalesce
       queues.set(key, [])
       void drain(key, waiting)
     })
-  return Object.assign(coalesce, { busy: (key: string) => queues.has(key) })
 }

@@ -38,14 +38,15 @@ describeEachDatabase(
     let payerKey: Hex
     let burst: Burst | undefined
     // The credit statements sent to the database, failed ones included (the query log sees only
-    // those that succeed): `with x402_row as` is a credit alone, `with x402_rows as` a batch.
+    // those that succeed): a CTE `x402_row` is a credit alone, `x402_rows` a batch (either may
+    // start with the facilitator's outcome writes when its store is on the same handle).
     const sent = { alone: 0, batch: 0 }
     const countCredits: KyselyPlugin = {
       transformQuery: ({ node }) => {
-        const text = RawNode.is(node) ? (node.sqlFragments[0] ?? '').trimStart() : ''
-        if (text.startsWith('with x402_rows as')) {
+        const text = RawNode.is(node) ? node.sqlFragments.join(' ') : ''
+        if (/\bx402_rows as \(/.test(text)) {
           sent.batch += 1
-        } else if (text.startsWith('with x402_row as')) {
+        } else if (/\bx402_row as \(/.test(text)) {
           sent.alone += 1
         }
         return node

@@ -5,7 +5,9 @@ import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
+import { createApiKey } from '../auth/create-api-key.js'
 import { checkLedgerInvariants } from '../ledger/check-ledger-invariants.js'
+import { createMerchant } from '../merchants/create-merchant.js'
 import { createRails } from '../rails/create-rails.js'
 import { describeEachDatabase } from '../testing/each-database.js'
 import { createHarness, type Harness } from '../testing/harness.js'
@@ -44,6 +46,24 @@ describeEachDatabase(
     let store: SettlementStore
     let close = () => {}
     let mode: HookMode = 'pass'
+    // When set, each hook waits until `size` hooks are waiting, then all go at once: the first
+    // credit runs alone and the others queue behind it into one batch.
+    let barrier: { size: number; waiting: (() => void)[] } | undefined
+    const arrive = () =>
+      new Promise<void>((go) => {
+        const b = barrier
+        if (!b) {
+          go()
+          return
+        }
+        b.waiting.push(go)
+        if (b.waiting.length === b.size) {
+          barrier = undefined
+          for (const waiting of b.waiting) {
+            waiting()
+          }
+        }
+      })
     let hookRuns = 0
     // The real facilitator, with the service's hook counted and, per `mode`, made to fail before
     // its credit (nothing written) or after it (the credit committed, the settle still failing).
@@ -62,6 +82,7 @@ describeEachDatabase(
                   if (mode === 'fail-before') {
                     throw new Error('the hook failed before its credit')
                   }
+                  await arrive()
                   await hook(result, outcome)
                   if (mode === 'fail-after') {
                     throw new Error('the hook failed after its credit')
@@ -87,6 +108,7 @@ describeEachDatabase(
     afterAll(() => close())
     beforeEach(() => {
       mode = 'pass'
+      barrier = undefined
       hookRuns = 0
     })
 
@@ -137,10 +159,11 @@ describeEachDatabase(
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 
-    test('behavior: concurrent settles of different payments: the credit that runs alone takes the outcome, batched ones leave it to the facilitator', async () => {
+    test('behavior: concurrent settles of different payments: each credit, alone or batched, takes its outcome write', async () => {
       const bodies = await Promise.all(Array.from({ length: 6 }, () => signed(h.b.testKey)))
       const before = await settledRows()
       const start = await credits(h.b.id)
+      barrier = { size: 6, waiting: [] }
       statements.length = 0
       const results = await Promise.all(
         bodies.map((json) => post<{ txHash: string }>('/x402/settle', json, h.b.testKey)),
@@ -148,12 +171,46 @@ describeEachDatabase(
       const during = [...statements]
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(201))
       expect(await settledRows()).toBe(before + 6)
-      const joined = during.filter((s) => s.startsWith('with settled_outcome as')).length
+      // The outcome writes inside the credit statements (`settled_outcome` alone, `settled_outcome_<n>`
+      // in a batch), and any the facilitator sent by itself.
+      const joined = during.reduce(
+        (n, s) => n + (s.match(/"?settled_outcome(_\d+)?"? as \(/g)?.length ?? 0),
+        0,
+      )
       const alone = during.filter((s) => /^update "\w+"\."x402_settlements" set "state"/.test(s)).length
-      // Every outcome written once, either way; at least the first credit ran alone with its own.
-      expect(joined + alone).toBe(6)
-      expect(joined).toBeGreaterThanOrEqual(1)
+      expect([joined, alone]).toEqual([6, 0])
+      // One credit alone with its outcome, then one batch holding the other five and theirs.
+      const credited = during.filter((s) => /\bx402_rows? as \(/.test(s))
+      expect(credited.map((s) => s.match(/"?settled_outcome(_\d+)?"? as \(/g)?.length)).toEqual([1, 5])
       expect((await credits(h.b.id)).length).toBe(start.length + 6)
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
+    test('edge: a batch refused (a new merchant’s accounts missing) writes no outcome; each credit alone writes its own', async () => {
+      const merchant = await createMerchant(h.deps, { name: 'Merchant C' })
+      const { key } = await createApiKey(h.deps, { merchantId: merchant.id, environment: 'test' })
+      const keys = [h.b.testKey, key, h.b.testKey, key]
+      const bodies = await Promise.all(keys.map((k) => signed(k)))
+      const before = await settledRows()
+      barrier = { size: 4, waiting: [] }
+      statements.length = 0
+      const results = await Promise.all(
+        bodies.map((json, i) => post<{ txHash: string }>('/x402/settle', json, keys[i])),
+      )
+      const during = [...statements]
+      expect(results.map((r) => r.status)).toEqual(Array(4).fill(201))
+      expect(await settledRows()).toBe(before + 4)
+      // The log has only statements that succeeded: the refused batch is not there, and every
+      // outcome went with a credit that ran alone.
+      const credited = during.filter((s) => /\bx402_rows? as \(/.test(s))
+      expect(
+        credited.every((s) => /\bx402_row as \(/.test(s) && s.startsWith('with settled_outcome as (')),
+      ).toBe(true)
+      expect(credited).toHaveLength(4)
+      expect(during.filter((s) => /^update "\w+"\."x402_settlements" set "state"/.test(s))).toEqual([])
+      expect((await credits(merchant.id)).map((c) => c[1]).sort()).toEqual(
+        [results[1], results[3]].map((r) => r?.body.data.txHash).sort(),
+      )
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 

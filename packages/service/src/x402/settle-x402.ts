@@ -19,7 +19,7 @@ import { postTransaction } from '../ledger/post-transaction.js'
 import { toPostingBatchCtes } from '../ledger/posting-batch-ctes.js'
 import { isMissingLedgerAccount, toPostingCtes } from '../ledger/posting-ctes.js'
 import type { Db } from '../rails/types.js'
-import { type Coalescer, createCoalescer } from '../util/coalesce.js'
+import { createCoalescer } from '../util/coalesce.js'
 import { toX402Transaction } from './list-x402-transactions.js'
 import { type MerchantX402Request, type PayToCache, parseX402Request } from './parse-x402-request.js'
 import type { X402Transaction } from './schemas.js'
@@ -47,16 +47,14 @@ export async function settleX402(
   }
   // The credit's statement runs in the facilitator's settle when this call is the one that
   // settled the payment (`onSettled`): with the facilitator's outcome write in the same statement
-  // when its store is on this database and the credit runs alone (one commit for both), else
-  // beside it. Otherwise (a repeat, a concurrent settle of the same payment, a facilitator that
+  // when its store is on this database (one commit for both), else beside it. Otherwise (a repeat, a concurrent settle of the same payment, a facilitator that
   // ignores the hook) it runs here, after settle. It is idempotent either way (unique on the
   // transaction), so the ledger is credited once.
   const written: { value?: WrittenSettlement } = {}
   const result = await facilitator.settle(parsed.request, {
     database: deps.db,
     onSettled: async (settled, outcome) => {
-      const joined =
-        outcome && settled.transaction !== '' && joinsOutcome(deps, input, parsed) ? outcome : undefined
+      const joined = outcome && settled.transaction !== '' && joinsOutcome(parsed) ? outcome : undefined
       if (outcome && !joined) {
         outcome.release()
       }
@@ -183,20 +181,15 @@ async function insertSettlement(
 }
 
 // One coalescer per database handle (so per process and per test harness).
-const creditQueues = new WeakMap<object, Coalescer<Credit, X402Row | undefined>>()
+const creditQueues = new WeakMap<object, (key: string, item: Credit) => Promise<X402Row | undefined>>()
 
 /**
- * Whether a settle's credit takes the facilitator's outcome write into its statement: only a
- * credit (a confirmed payment to a custodied address) that will run alone at once. One that would
- * wait for a batch leaves the write to the facilitator, which sends it at once, as before.
+ * Whether a settle's credit takes the facilitator's outcome write into its statement: a credit (a
+ * confirmed payment to a custodied address), alone or in a batch. Any other record leaves the
+ * write to the facilitator, which sends it at once, as without the hand-over.
  */
-function joinsOutcome(deps: CreditDeps, input: SettleInput, parsed: MerchantX402Request): boolean {
-  const currency = parsed.custodied ? parsed.asset.ledgerCurrency : null
-  return currency !== null && !creditQueues.get(deps.db)?.busy(creditKey(input.environment, currency))
-}
-
-function creditKey(environment: string, currency: string): string {
-  return `${environment}|${currency}`
+function joinsOutcome(parsed: MerchantX402Request): boolean {
+  return parsed.custodied && parsed.asset.ledgerCurrency !== null
 }
 
 // Credits of one environment and ledger currency queue behind each other in this process (docs/
@@ -219,14 +212,8 @@ function creditSettlement(
     })
     creditQueues.set(deps.db, coalesce)
   }
-  const key = creditKey(plan.record.environment, plan.legs[0]?.currency ?? '')
-  // Another credit started since the hook chose to join: this one would wait for a batch, which
-  // holds no outcome write, so the facilitator writes its own now.
-  if (outcome && coalesce.busy(key)) {
-    outcome.release()
-    return coalesce(key, { deps, plan })
-  }
-  return coalesce(key, { deps, plan, outcome })
+  const currency = plan.legs[0]?.currency ?? ''
+  return coalesce(`${plan.record.environment}|${currency}`, { deps, plan, outcome })
 }
 
 /**
@@ -280,9 +267,10 @@ async function insertCredit(
 }
 
 /**
- * Several credits of one environment and currency in one autocommit statement: their x402 rows, and
+ * Several credits of one environment and currency in one autocommit statement: their x402 rows,
  * their ledger transactions posted by toPostingBatchCtes (each its own transaction, transfers and
- * balance transactions, chained in arrival order; each account locked and moved once). All or
+ * balance transactions, chained in arrival order; each account locked and moved once), and the
+ * facilitator's outcome writes handed over with them. All or
  * nothing: the rows are inserted without `on conflict`, so one already recorded (a repeat, a
  * concurrent duplicate, a pending row) fails the unique index; a ledger key already used or a
  * missing account fails the transfers' NOT NULL. Then nothing is written and it answers undefined:
@@ -313,19 +301,40 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
     credits.map((c) => c.values),
     (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
   )
+  // The facilitator's outcome writes handed over with the credits, each its own CTE (updates of
+  // different rows), reported back as one flag per write.
+  const outcomes = batch.flatMap((c, index) =>
+    c.outcome ? [{ outcome: c.outcome, name: `settled_outcome_${index}` }] : [],
+  )
+  const outcomeCtes = outcomes.map((o) => sql`${sql.table(o.name)} as (${o.outcome.query}),`)
+  const stored =
+    outcomes.length === 0
+      ? sql`array[]::boolean[]`
+      : sql`array[${sql.join(outcomes.map((o) => sql`exists (select 1 from ${sql.table(o.name)})`))}]`
   try {
-    const { rows: inserted } = await sql<X402Row>`with x402_rows as (
+    const { rows: inserted } = await sql<
+      X402Row & { outcomes_stored: boolean[] }
+    >`with ${sql.join(outcomeCtes, sql` `)}
+      x402_rows as (
         insert into x402_transactions (${columns})
         select ${fromRecord} from json_populate_recordset(null::x402_transactions, ${rows}::json) r
         returning *
       ),
       ${ledger}
-      select * from x402_rows`.execute(deps.db)
-    const byId = new Map(inserted.map((row) => [row.id, row]))
+      select x.*, ${stored} as outcomes_stored from x402_rows x`.execute(deps.db)
+    const byId = new Map(inserted.map(({ outcomes_stored: _flags, ...row }) => [row.id, row as X402Row]))
     const answers = credits.map((c) => byId.get(c.values.id))
-    return answers.every((row) => row !== undefined) ? answers : undefined
+    if (!answers.every((row) => row !== undefined)) {
+      return undefined
+    }
+    const flags = inserted[0]?.outcomes_stored ?? []
+    outcomes.forEach((o, index) => {
+      o.outcome.written(flags[index] === true)
+    })
+    return answers
   } catch {
-    // A row already recorded, a used key, a missing account: nothing was written.
+    // A row already recorded, a used key, a missing account: nothing was written, the outcomes
+    // included; each credit runs alone with its own (insertCredit).
     return undefined
   }
 }
