@@ -27,7 +27,6 @@
 // the statements the credit statements (those writing x402_transactions:
 // fewer than one per settle when concurrent credits are coalesced); on PostgreSQL, at c16, the mean
 // over 50 ms samples of pg_stat_activity of the service's connections busy and waiting for a lock.
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
@@ -36,7 +35,7 @@ import { loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serve } from '@hono/node-server'
-import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
+import type { PaymentRequirements } from '@tollgate/core'
 import { DEFAULT_EVM_NETWORKS, startDevnet } from '@tollgate/devnet'
 import {
   createFacilitatorApp,
@@ -44,13 +43,14 @@ import {
   createPostgresSettlementStore,
 } from '@tollgate/facilitator'
 import { createDevnetFacilitator } from '@tollgate/facilitator/devnet'
-import { createApp, createRateLimiter, openDatabase } from '@tollgate/service'
+import { type createApp, openDatabase } from '@tollgate/service'
 import { sql } from 'kysely'
 import { Agent } from 'undici'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { openBenchDatabase } from './lib/bench-database.js'
 import { signEip3009Bodies } from './lib/sign-eip3009.js'
 import { round, runClosedLoop, summarize } from './lib/stats.js'
+import { createStubFacilitatorApp } from './lib/stub-x402-merchant.js'
 import { startMerchantServers } from './lib/x402-merchant-servers.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -475,19 +475,12 @@ async function measureMerchantPath(
       return args.result
     },
   })
-  const stub: FacilitatorClient = {
-    verify: async () => ({ isValid: true }),
-    settle: async (request) => ({
-      success: true,
-      transaction: `0x${randomBytes(32).toString('hex')}`,
-      network: request.paymentRequirements.network,
-      payer: payers[0]?.address ?? '',
-    }),
-    getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
-  }
-  const app = createApp(
+  const app = createStubFacilitatorApp(
     { ...deps, db: timed },
-    { facilitator: stub, rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }) },
+    {
+      payer: payers[0]?.address ?? '',
+      getSupported: async () => ({ kinds: [], extensions: [], signers: {} }),
+    },
   )
   const ops = Number(process.env.BENCH_X402_PATH_OPS ?? 300)
   const bodies = await signEip3009Bodies(payers, requirements, ops + 10)

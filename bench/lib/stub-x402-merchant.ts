@@ -41,19 +41,9 @@ export async function startStubX402Merchant(input: {
   }
   const merchant = await createMerchant(deps, { name: 'Bench merchant' })
   const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
-  const stub: FacilitatorClient = {
-    verify: async () => ({ isValid: true }),
-    settle: async (request) => ({
-      success: true,
-      transaction: `0x${randomBytes(32).toString('hex')}`,
-      network: request.paymentRequirements.network,
-      payer: input.payer,
-    }),
+  const app = createStubFacilitatorApp(deps, {
+    payer: input.payer,
     getSupported: () => input.facilitator.getSupported(),
-  }
-  const app = createApp(deps, {
-    facilitator: stub,
-    rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
   })
   const post = (path: 'requirements' | 'settle', body: string) =>
     app.fetch(
@@ -79,4 +69,28 @@ export async function startStubX402Merchant(input: {
       return accepted
     },
   }
+}
+
+/**
+ * The merchant API over `deps` behind a stub facilitator that settles every payment at once with a
+ * fresh transaction hash paid by `payer`, with no rate limit in the way of a benchmark.
+ */
+export function createStubFacilitatorApp(
+  deps: Parameters<typeof createApp>[0],
+  stub: { payer: string; getSupported: FacilitatorClient['getSupported'] },
+) {
+  const facilitator: FacilitatorClient = {
+    verify: async () => ({ isValid: true }),
+    settle: async (request) => ({
+      success: true,
+      transaction: `0x${randomBytes(32).toString('hex')}`,
+      network: request.paymentRequirements.network,
+      payer: stub.payer,
+    }),
+    getSupported: stub.getSupported,
+  }
+  return createApp(deps, {
+    facilitator,
+    rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
+  })
 }
