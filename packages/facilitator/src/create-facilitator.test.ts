@@ -1,3 +1,4 @@
+import type { SettleResponse } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
 import { createFacilitator } from './create-facilitator.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
@@ -432,6 +433,34 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
     await expect(failing).rejects.toThrow('the hook failed')
     expect(writes).toEqual(['hook done', 'facilitator', 'hook threw', 'facilitator'])
     expect(await store.countByState()).toMatchObject({ settled: 2, broadcast: 0 })
+  })
+
+  test('edge: a hook holding the write past the lease: another facilitator takes over, re-awaits, stores; both answer the one success', async () => {
+    const { store, writes, runQuery } = joinableStore()
+    const scheme = createFakeScheme()
+    const first = createFacilitator({ schemes: [scheme], store, leaseMs: 50 })
+    const second = createFacilitator({ schemes: [scheme], store, leaseMs: 50 })
+    let taken: Promise<SettleResponse> | undefined
+    let heldStored: boolean | undefined
+    const held = first.settle(buildFakeRequest(), {
+      database,
+      onSettled: async (_result, outcome) => {
+        // The heartbeat stopped when the scheme returned: wait out the lease, let the other take over.
+        await new Promise((resolve) => setTimeout(resolve, 120))
+        taken = second.settle(buildFakeRequest())
+        await taken
+        heldStored = await runQuery(outcome?.query)
+        outcome?.written(heldStored)
+      },
+    })
+    const [mine, theirs] = [await held, await (taken as Promise<SettleResponse>)]
+    expect([mine.success, theirs.success]).toEqual([true, true])
+    expect(theirs.transaction).toBe(mine.transaction)
+    expect([scheme.broadcasts.length, scheme.reawaits]).toEqual([1, [mine.transaction]])
+    // The other facilitator stored the outcome; the held write found the row no longer ours.
+    expect(writes).toEqual(['facilitator', 'hook'])
+    expect(heldStored).toBe(false)
+    expect(await store.countByState()).toMatchObject({ settled: 1, broadcast: 0, claimed: 0 })
   })
 
   test('edge: a write that found the claim taken over (stored false) still answers the success', async () => {
