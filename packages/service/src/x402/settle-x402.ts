@@ -47,9 +47,10 @@ export async function settleX402(
   }
   // The credit's statement runs in the facilitator's settle when this call is the one that
   // settled the payment (`onSettled`): with the facilitator's outcome write in the same statement
-  // when its store is on this database (one commit for both), else beside it. Otherwise (a repeat, a concurrent settle of the same payment, a facilitator that
-  // ignores the hook) it runs here, after settle. It is idempotent either way (unique on the
-  // transaction), so the ledger is credited once.
+  // when its store is on this database (one commit for both), else beside it. Otherwise (a repeat,
+  // a concurrent settle of the same payment, a facilitator that ignores the hook) it runs here,
+  // after settle. It is idempotent either way (unique on the transaction), so the ledger is
+  // credited once.
   const written: { value?: WrittenSettlement } = {}
   const result = await facilitator.settle(parsed.request, {
     database: deps.db,
@@ -270,11 +271,11 @@ async function insertCredit(
  * Several credits of one environment and currency in one autocommit statement: their x402 rows,
  * their ledger transactions posted by toPostingBatchCtes (each its own transaction, transfers and
  * balance transactions, chained in arrival order; each account locked and moved once), and the
- * facilitator's outcome writes handed over with them. All or
- * nothing: the rows are inserted without `on conflict`, so one already recorded (a repeat, a
- * concurrent duplicate, a pending row) fails the unique index; a ledger key already used or a
- * missing account fails the transfers' NOT NULL. Then nothing is written and it answers undefined:
- * each credit runs alone (insertCredit), which handles all of those.
+ * facilitator's outcome writes handed over with them. All or nothing: the rows are inserted
+ * without `on conflict`, so one already recorded (a repeat, a concurrent duplicate, a pending row)
+ * fails the unique index; a ledger key already used or a missing account fails the transfers' NOT
+ * NULL. Then nothing is written and it answers undefined: each credit runs alone (insertCredit),
+ * which handles all of those.
  */
 async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)[] | undefined> {
   const first = batch[0]
@@ -322,16 +323,14 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
       ),
       ${ledger}
       select x.*, ${stored} as outcomes_stored from x402_rows x`.execute(deps.db)
-    const byId = new Map(inserted.map(({ outcomes_stored: _flags, ...row }) => [row.id, row as X402Row]))
-    const answers = credits.map((c) => byId.get(c.values.id))
-    if (!answers.every((row) => row !== undefined)) {
-      return undefined
-    }
+    // The statement committed, so its outcome writes did.
     const flags = inserted[0]?.outcomes_stored ?? []
     outcomes.forEach((o, index) => {
       o.outcome.written(flags[index] === true)
     })
-    return answers
+    const byId = new Map(inserted.map(({ outcomes_stored: _flags, ...row }) => [row.id, row as X402Row]))
+    const answers = credits.map((c) => byId.get(c.values.id))
+    return answers.every((row) => row !== undefined) ? answers : undefined
   } catch {
     // A row already recorded, a used key, a missing account: nothing was written, the outcomes
     // included; each credit runs alone with its own (insertCredit).
