@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
-import type { Selectable } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
+import type { Database } from '../db/database.js'
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../db/schema/webhooks.js'
 import type { Deps } from '../deps.js'
 
@@ -67,23 +68,39 @@ export function toWebhookDeliveryResponse(row: DeliveryRow, attempts: AttemptRow
   }
 }
 
-/** The deliveries of an event (oldest first) with their attempts; the caller checked the event is theirs. */
+/**
+ * The deliveries of an event (oldest first) with their attempts; the caller checked the event is
+ * theirs. Both are read in one repeatable-read snapshot: a worker logs an attempt and moves its
+ * delivery in one statement, and two separate reads could see the delivery before that statement
+ * and its new attempt after it (a delivery still `pending` with a retry time beside the attempt
+ * that succeeded, as `tollgate listen` once printed).
+ */
 export async function listEventDeliveries(
   deps: Pick<Deps, 'db'>,
   input: { eventId: string; deliveryIds?: string[] },
 ): Promise<WebhookDelivery[]> {
-  let query = deps.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', input.eventId)
+  if (input.deliveryIds?.length === 0) {
+    return []
+  }
+  const read = (db: Kysely<Database>) => readEventDeliveries(db, input)
+  return deps.db.isTransaction
+    ? read(deps.db)
+    : deps.db.transaction().setIsolationLevel('repeatable read').execute(read)
+}
+
+async function readEventDeliveries(
+  db: Kysely<Database>,
+  input: { eventId: string; deliveryIds?: string[] },
+): Promise<WebhookDelivery[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', input.eventId)
   if (input.deliveryIds) {
-    if (input.deliveryIds.length === 0) {
-      return []
-    }
     query = query.where('id', 'in', input.deliveryIds)
   }
   const deliveries = await query.orderBy('created_at').orderBy('id').execute()
   if (deliveries.length === 0) {
     return []
   }
-  const attempts = await deps.db
+  const attempts = await db
     .selectFrom('webhook_attempts')
     .selectAll()
     .where(
