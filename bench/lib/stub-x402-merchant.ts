@@ -1,18 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
-import {
-  createApiKey,
-  createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
-  createMerchant,
-  createRails,
-  createRateLimiter,
-  type Database,
-  systemClock,
-} from '@tollgate/service'
+import { createApp, type createRails, createRateLimiter, type Database } from '@tollgate/service'
 import type { Kysely } from 'kysely'
+import { createBenchMerchant } from './bench-merchant.js'
 
 type Networks = NonNullable<NonNullable<Parameters<typeof createRails>[1]>['networks']>
 
@@ -28,19 +18,7 @@ export async function startStubX402Merchant(input: {
   facilitator: FacilitatorClient
   payer: string
 }) {
-  const base = {
-    db: input.db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
-  }
-  const deps = {
-    ...base,
-    rails: createRails(base, { networks: input.networks }),
-    settings: createDefaultSettings(),
-  }
-  const merchant = await createMerchant(deps, { name: 'Bench merchant' })
-  const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
+  const { deps, key } = await createBenchMerchant({ db: input.db, networks: input.networks })
   const app = createStubFacilitatorApp(deps, {
     payer: input.payer,
     getSupported: () => input.facilitator.getSupported(),

@@ -6,17 +6,8 @@
 
 import type { FacilitatorClient, PaymentRequirements } from '@tollgate/core'
 import type { Facilitator } from '@tollgate/facilitator'
-import {
-  createApiKey,
-  createApp,
-  createDefaultSettings,
-  createIdGenerator,
-  createLogger,
-  createMerchant,
-  createRails,
-  createRateLimiter,
-  systemClock,
-} from '@tollgate/service'
+import { createApp, type createRails, createRateLimiter } from '@tollgate/service'
+import { createBenchMerchant } from './bench-merchant.js'
 
 /** A server on a free port (each benchmark decides how requests reach the handler). */
 export type Listen = (
@@ -31,20 +22,8 @@ export async function startMerchantServers(input: {
   bareUrl: string
   listen: Listen
 }) {
-  const base = {
-    db: input.db,
-    clock: systemClock,
-    ids: createIdGenerator(),
-    logger: createLogger({ level: 'silent' }),
-  }
-  const deps = {
-    ...base,
-    rails: createRails(base, { networks: input.networks }),
-    settings: createDefaultSettings(),
-  }
+  const { deps, key } = await createBenchMerchant({ db: input.db, networks: input.networks })
   const { facilitator } = input
-  const merchant = await createMerchant(deps, { name: 'Bench merchant' })
-  const { key } = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
   const rateLimiter = () => createRateLimiter({ limit: 1_000_000, windowMs: 60_000 })
   const service = await input.listen(createApp(deps, { facilitator, rateLimiter: rateLimiter() }).fetch)
   const noHook: FacilitatorClient = {
