@@ -117,7 +117,8 @@ async function main() {
           return // the lock sampler's own reads
         }
         count.statements += 1
-        if (/^\s*(with x402_rows? as \(\s*)?insert into "?x402_transactions/.test(text)) {
+        // Alone or in a batch, with or without the facilitator's outcome write before it.
+        if (/\binsert into "?x402_transactions"?\s/.test(text)) {
           count.credits += 1
         }
       }
