@@ -146,6 +146,16 @@ export type SettledOutcomeWrite = {
    * a CTE; it yields one row when this settle still held the payment, none when another took over.
    */
   readonly query: unknown
+  /** The settlement key the write is for: the `key` of the rows {@link queryWith} yields. */
+  readonly key: string
+  /**
+   * This write and `others` (writes the same facilitator handed over) as one query, for a statement
+   * carrying several settles' work (a batch). Its text is the same however many writes it holds
+   * (they travel as one JSON parameter), so it is prepared once. It yields one row `{ key }` per
+   * write whose settle still held its payment; call each write's `written` with whether its key
+   * came back. Throws for a write another store handed over.
+   */
+  queryWith(others: readonly SettledOutcomeWrite[]): unknown
   /** The statement holding `query` committed; `stored` is whether it yielded a row. */
   written(stored: boolean): void
   /** The hook will not run `query`: the facilitator writes the outcome alone, now. */

@@ -1,4 +1,4 @@
-import type { SettleResponse } from '@tollgate/core'
+import type { SettledOutcomeWrite, SettleResponse } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
 import { createFacilitator } from './create-facilitator.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
@@ -359,12 +359,24 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
     const joinable = {
       database,
       completeQuery: (parameters: CompleteSettlementParameters) => ({ parameters }),
+      completeManyQuery: (list: readonly CompleteSettlementParameters[]) => ({ list }),
     }
     const runQuery = async (query: unknown) => {
       writes.push('hook')
       return complete((query as { parameters: CompleteSettlementParameters }).parameters)
     }
-    return { store: Object.assign(store, { joinable }), writes, runQuery }
+    /** Runs a `queryWith` query: the keys whose owner still held them, as its rows would say. */
+    const runManyQuery = async (query: unknown) => {
+      writes.push('hook, many')
+      const stored: string[] = []
+      for (const parameters of (query as { list: CompleteSettlementParameters[] }).list) {
+        if (await complete(parameters)) {
+          stored.push(parameters.key)
+        }
+      }
+      return stored
+    }
+    return { store: Object.assign(store, { joinable }), writes, runQuery, runManyQuery }
   }
 
   test('default: a hook on the store’s database runs the write itself; the facilitator sends none', async () => {
@@ -461,6 +473,66 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
     expect(writes).toEqual(['facilitator', 'hook'])
     expect(heldStored).toBe(false)
     expect(await store.countByState()).toMatchObject({ settled: 1, broadcast: 0, claimed: 0 })
+  })
+
+  test('behavior: hooks of concurrent settles write their outcomes together through queryWith', async () => {
+    const { store, writes, runManyQuery } = joinableStore()
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    // Both hooks hand their write to one place; the second to arrive runs them as one query.
+    const held: SettledOutcomeWrite[] = []
+    let release: () => void = () => {}
+    const bothHeld = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const onSettled = async (_result: SettleResponse, outcome?: SettledOutcomeWrite) => {
+      if (!outcome) {
+        throw new Error('no outcome write handed over')
+      }
+      held.push(outcome)
+      if (held.length < 2) {
+        return bothHeld
+      }
+      const [head, ...rest] = held as [SettledOutcomeWrite, ...SettledOutcomeWrite[]]
+      const keys = new Set(await runManyQuery(head.queryWith(rest)))
+      for (const write of held) {
+        write.written(keys.has(write.key))
+      }
+      release()
+    }
+    const results = await Promise.all(
+      ['0x01', '0x02'].map((nonce) =>
+        facilitator.settle(buildFakeRequest({ payload: { nonce } }), { database, onSettled }),
+      ),
+    )
+    expect(results.map((r) => r.success)).toEqual([true, true])
+    expect(new Set(held.map((w) => w.key)).size).toBe(2)
+    expect(writes).toEqual(['hook, many'])
+    expect(await store.countByState()).toMatchObject({ settled: 2, broadcast: 0 })
+  })
+
+  test('edge: queryWith refuses a write another store handed over', async () => {
+    const facilitators = [joinableStore(), joinableStore()].map(({ store }) =>
+      createFacilitator({ schemes: [createFakeScheme()], store }),
+    )
+    const writes = await Promise.all(
+      facilitators.map(
+        (facilitator) =>
+          new Promise<SettledOutcomeWrite>((resolve) => {
+            void facilitator.settle(buildFakeRequest(), {
+              database,
+              onSettled: async (_result, outcome) => {
+                if (outcome) {
+                  resolve(outcome)
+                  outcome.release()
+                }
+              },
+            })
+          }),
+      ),
+    )
+    const [mine, theirs] = writes as [SettledOutcomeWrite, SettledOutcomeWrite]
+    expect(() => mine.queryWith([theirs])).toThrow(/another settlement store/)
+    expect(mine.queryWith([])).toEqual({ list: [expect.objectContaining({ key: mine.key })] })
   })
 
   test('edge: a write that found the claim taken over (stored false) still answers the success', async () => {

@@ -11,7 +11,7 @@ import {
   type SettleResponse,
 } from '@tollgate/core'
 import type { Logger } from './logger.js'
-import type { SettlementRecord, SettlementStore } from './settlement-store.js'
+import type { CompleteSettlementParameters, SettlementRecord, SettlementStore } from './settlement-store.js'
 
 /** One payment to settle through a scheme under its settlement key. */
 export type SettlementJob = {
@@ -243,7 +243,7 @@ async function storeOutcome(
   const joinable = deps.store.joinable
   const offer =
     onSettled && joinable && job.database !== undefined && joinable.database === job.database
-      ? createOutcomeOffer(joinable.completeQuery(parameters))
+      ? createOutcomeOffer(joinable, parameters)
       : undefined
   let completing: Promise<boolean>
   let hook: Promise<{ error: unknown } | undefined> | undefined
@@ -296,21 +296,43 @@ async function storeOutcome(
  * (`written`), or `undefined` once it released the write or ended without reporting, meaning the
  * caller must write it itself.
  */
-function createOutcomeOffer(query: unknown) {
+function createOutcomeOffer(joinable: Joinable, parameters: CompleteSettlementParameters) {
   let decide: (stored: boolean | undefined) => void = () => {}
   const decided = new Promise<boolean | undefined>((resolve) => {
     decide = resolve
   })
   const write: SettledOutcomeWrite = {
-    query,
+    query: joinable.completeQuery(parameters),
+    key: parameters.key,
+    queryWith: (others) =>
+      joinable.completeManyQuery([
+        parameters,
+        ...others.map((other) => {
+          const offer = offers.get(other)
+          if (offer?.joinable !== joinable) {
+            throw new Error('queryWith: an outcome write handed over by another settlement store')
+          }
+          return offer.parameters
+        }),
+      ]),
     written: (stored) => decide(stored),
     release: () => decide(undefined),
   }
+  offers.set(write, { joinable, parameters })
   return {
     write,
     outcome: (hook: Promise<unknown>) => Promise.race([decided, hook.then(() => undefined)]),
   }
 }
+
+type Joinable = NonNullable<SettlementStore['joinable']>
+
+// Each outcome write handed over, with its store and parameters, so `queryWith` can combine
+// writes of one store (across coordinators on it) and refuse the others.
+const offers = new WeakMap<
+  SettledOutcomeWrite,
+  { joinable: Joinable; parameters: CompleteSettlementParameters }
+>()
 
 /** Runs a settle hook; resolves to its error (never rejects), or undefined when it succeeded. */
 function runHook(

@@ -92,6 +92,26 @@ export async function createPostgresSettlementStore<T>(
       updated_at: new Date(p.now),
     })
 
+  // What `completing` writes, for several keys at once: the rows travel as one JSON parameter, so
+  // the statement's text is the same for any number of them.
+  const completingMany = (list: readonly CompleteSettlementParameters[]) => {
+    const rows = list.map((p) => ({
+      key: p.key,
+      owner: p.owner,
+      state: p.state,
+      result: p.result,
+      transaction: p.transaction ?? null,
+      at: new Date(p.now).toISOString(),
+    }))
+    return sql<{ key: string }>`update ${table} s
+      set state = r.state, result = r.result, transaction = r.transaction, owner = null,
+        lease_until = r.at, updated_at = r.at
+      from json_to_recordset(${JSON.stringify(rows)}::json)
+        as r (key text, owner text, state text, result jsonb, transaction text, at timestamptz)
+      where s.key = r.key and s.owner = r.owner
+      returning s.key`
+  }
+
   const store: SettlementStore = {
     async claim(p: ClaimSettlementParameters): Promise<ClaimSettlementResult> {
       const claimed = await insertOrTakeOver(base, table, p)
@@ -149,6 +169,7 @@ export async function createPostgresSettlementStore<T>(
     joinable: {
       database: options.db,
       completeQuery: (p: CompleteSettlementParameters) => completing(p).returning('key'),
+      completeManyQuery: (list: readonly CompleteSettlementParameters[]) => completingMany(list),
     },
 
     async get(key) {

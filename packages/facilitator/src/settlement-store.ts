@@ -117,7 +117,15 @@ export interface SettlementStore {
    * inside its own statement on the same `database` handle (see `SettleOptions.database`). The
    * query yields one row when the owner still held the key.
    */
-  readonly joinable?: { database: unknown; completeQuery(parameters: CompleteSettlementParameters): unknown }
+  readonly joinable?: {
+    database: unknown
+    completeQuery(parameters: CompleteSettlementParameters): unknown
+    /**
+     * Several {@link complete} writes as one query whose text does not depend on how many: it
+     * yields one row `{ key }` per key whose owner still held it.
+     */
+    completeManyQuery(parameters: readonly CompleteSettlementParameters[]): unknown
+  }
 }
 
 /** Zero counts for every state. */

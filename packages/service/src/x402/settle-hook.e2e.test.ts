@@ -171,25 +171,52 @@ describeEachDatabase(
       const during = [...statements]
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(201))
       expect(await settledRows()).toBe(before + 6)
-      // The outcome writes inside the credit statements (`settled_outcome` alone, `settled_outcome_<n>`
-      // in a batch), and any the facilitator sent by itself.
-      const joined = during.reduce(
-        (n, s) => n + (s.match(/"?settled_outcome(_\d+)?"? as \(/g)?.length ?? 0),
-        0,
-      )
-      const alone = during.filter((s) => /^update "\w+"\."x402_settlements" set "state"/.test(s)).length
-      expect([joined, alone]).toEqual([6, 0])
-      // One credit alone with its outcome, then one batch holding the other five and theirs.
+      // One credit alone with its outcome write (`settled_outcome`), then one batch holding the
+      // other five and theirs (`settled_outcomes`); the facilitator sent none by itself, so all six
+      // outcomes (settledRows above) were written by the credit statements.
       const credited = during.filter((s) => /\bx402_rows? as \(/.test(s))
-      expect(credited.map((s) => s.match(/"?settled_outcome(_\d+)?"? as \(/g)?.length)).toEqual([1, 5])
+      expect(credited.map((s) => s.match(/^with "?(settled_outcomes?)"? as \(/)?.[1])).toEqual([
+        'settled_outcome',
+        'settled_outcomes',
+      ])
+      const alone = during.filter((s) => /^update "\w+"\."x402_settlements" set "state"/.test(s))
+      expect(alone).toEqual([])
       expect((await credits(h.b.id)).length).toBe(start.length + 6)
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 
+    test('behavior: a batch statement’s text is the same whatever the number of credits and outcome writes it holds', async () => {
+      const batchTexts: string[] = []
+      for (const size of [3, 5]) {
+        const bodies = await Promise.all(Array.from({ length: size }, () => signed(h.b.testKey)))
+        const before = await settledRows()
+        barrier = { size, waiting: [] }
+        statements.length = 0
+        const results = await Promise.all(
+          bodies.map((json) => post<{ txHash: string }>('/x402/settle', json, h.b.testKey)),
+        )
+        expect(results.map((r) => r.status)).toEqual(Array(size).fill(201))
+        expect(await settledRows()).toBe(before + size)
+        batchTexts.push(...statements.filter((s) => /\bx402_rows as \(/.test(s)))
+      }
+      // A batch of 2, then one of 4: one text, so one prepared statement on each connection.
+      expect(batchTexts).toHaveLength(2)
+      expect(new Set(batchTexts).size).toBe(1)
+      expect(await checkLedgerInvariants(h.deps)).toEqual([])
+    })
+
     test('edge: a batch refused (a new merchant’s accounts missing) writes no outcome; each credit alone writes its own', async () => {
-      const merchant = await createMerchant(h.deps, { name: 'Merchant C' })
-      const { key } = await createApiKey(h.deps, { merchantId: merchant.id, environment: 'test' })
-      const keys = [h.b.testKey, key, h.b.testKey, key]
+      // Two new merchants, C and D: whichever credit the chain settles first runs alone, so the
+      // batch behind it always holds one of them, whose ledger accounts do not exist yet.
+      const newMerchants = await Promise.all(
+        ['Merchant C', 'Merchant D'].map(async (name) => {
+          const merchant = await createMerchant(h.deps, { name })
+          const { key } = await createApiKey(h.deps, { merchantId: merchant.id, environment: 'test' })
+          return { id: merchant.id, key }
+        }),
+      )
+      const [c, d] = newMerchants as [(typeof newMerchants)[0], (typeof newMerchants)[0]]
+      const keys = [h.b.testKey, c.key, h.b.testKey, d.key]
       const bodies = await Promise.all(keys.map((k) => signed(k)))
       const before = await settledRows()
       barrier = { size: 4, waiting: [] }
@@ -208,9 +235,8 @@ describeEachDatabase(
       ).toBe(true)
       expect(credited).toHaveLength(4)
       expect(during.filter((s) => /^update "\w+"\."x402_settlements" set "state"/.test(s))).toEqual([])
-      expect((await credits(merchant.id)).map((c) => c[1]).sort()).toEqual(
-        [results[1], results[3]].map((r) => r?.body.data.txHash).sort(),
-      )
+      expect((await credits(c.id)).map((credit) => credit[1])).toEqual([results[1]?.body.data.txHash])
+      expect((await credits(d.id)).map((credit) => credit[1])).toEqual([results[3]?.body.data.txHash])
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 

@@ -302,20 +302,15 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
     credits.map((c) => c.values),
     (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
   )
-  // The facilitator's outcome writes handed over with the credits, each its own CTE (updates of
-  // different rows), reported back as one flag per write.
-  const outcomes = batch.flatMap((c, index) =>
-    c.outcome ? [{ outcome: c.outcome, name: `settled_outcome_${index}` }] : [],
-  )
-  const outcomeCtes = outcomes.map((o) => sql`${sql.table(o.name)} as (${o.outcome.query}),`)
-  const stored =
-    outcomes.length === 0
-      ? sql`array[]::boolean[]`
-      : sql`array[${sql.join(outcomes.map((o) => sql`exists (select 1 from ${sql.table(o.name)})`))}]`
+  // The facilitator's outcome writes handed over with the credits, as one CTE whose text is the
+  // same for any number of them (so the batch statement stays one prepared statement); it returns
+  // the key of each write that found its settle still holding the payment.
+  const [head, ...rest] = batch.flatMap((c) => (c.outcome ? [c.outcome] : []))
+  const outcomes = head ? [head, ...rest] : []
+  const outcomeCte = head ? sql`settled_outcomes as (${head.queryWith(rest)}),` : sql``
+  const stored = head ? sql`array(select key from settled_outcomes)` : sql`array[]::text[]`
   try {
-    const { rows: inserted } = await sql<
-      X402Row & { outcomes_stored: boolean[] }
-    >`with ${sql.join(outcomeCtes, sql` `)}
+    const { rows: inserted } = await sql<X402Row & { outcomes_stored: string[] }>`with ${outcomeCte}
       x402_rows as (
         insert into x402_transactions (${columns})
         select ${fromRecord} from json_populate_recordset(null::x402_transactions, ${rows}::json) r
@@ -324,10 +319,10 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
       ${ledger}
       select x.*, ${stored} as outcomes_stored from x402_rows x`.execute(deps.db)
     // The statement committed, so its outcome writes did.
-    const flags = inserted[0]?.outcomes_stored ?? []
-    outcomes.forEach((o, index) => {
-      o.outcome.written(flags[index] === true)
-    })
+    const keys = new Set(inserted[0]?.outcomes_stored ?? [])
+    for (const outcome of outcomes) {
+      outcome.written(keys.has(outcome.key))
+    }
     const byId = new Map(inserted.map(({ outcomes_stored: _flags, ...row }) => [row.id, row as X402Row]))
     const answers = credits.map((c) => byId.get(c.values.id))
     return answers.every((row) => row !== undefined) ? answers : undefined
