@@ -25,7 +25,8 @@
 // the database handle's query log), the part of the process CPU its main thread used (Linux; the rest
 // is V8's helper threads: the optimizing compiler and the garbage collector's parallel work), and of
 // the statements the credit statements (those writing x402_transactions:
-// fewer than one per settle when concurrent credits are coalesced); on PostgreSQL, at c16, the mean
+// fewer than one per settle when concurrent credits are coalesced) and how many distinct texts they
+// had (distinctCreditStatements); on PostgreSQL, at c16, the mean
 // over 50 ms samples of pg_stat_activity of the service's connections busy and waiting for a lock.
 import { readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
@@ -111,7 +112,7 @@ async function main() {
     for (const database of databases) {
       await devnet?.stop()
       devnet = await startChain()
-      const count = { statements: 0, credits: 0 }
+      const count = { statements: 0, credits: 0, creditTexts: [] as string[] }
       const onQuery = (text: string) => {
         if (text.includes('pg_stat_activity')) {
           return // the lock sampler's own reads
@@ -120,6 +121,7 @@ async function main() {
         // Alone or in a batch, with or without the facilitator's outcome write before it.
         if (/\binsert into "?x402_transactions"?\s/.test(text)) {
           count.credits += 1
+          count.creditTexts.push(text)
         }
       }
       // The pool's connections carry this run's application name, so the lock sampler counts them
@@ -189,6 +191,7 @@ async function main() {
               failures: 0,
               statements: 0,
               credits: 0,
+              creditTexts: new Set<string>(),
               mainThreadMs: 0,
               lockSamples: [] as { busy: number; waiting: number }[],
             },
@@ -203,7 +206,7 @@ async function main() {
             const bodies = await signEip3009Bodies(payers, requirements, perRound)
             const sampler =
               database.url && concurrency === 16 ? sampleLockWaits(opened.db, total.lockSamples) : undefined
-            const counted = { ...count }
+            const counted = { ...count, creditTexts: count.creditTexts.length }
             const cpu = process.cpuUsage()
             const mainThread = mainThreadCpuMs()
             const run = await runClosedLoop(bodies, concurrency, async (body) => {
@@ -216,6 +219,9 @@ async function main() {
             await sampler?.stop()
             total.statements += count.statements - counted.statements
             total.credits += count.credits - counted.credits
+            for (const text of count.creditTexts.splice(counted.creditTexts)) {
+              total.creditTexts.add(text)
+            }
             total.cpuMs += (used.user + used.system) / 1000
             total.seconds += run.seconds
             total.latenciesMs.push(...run.latenciesMs)
@@ -238,6 +244,9 @@ async function main() {
             ...(total.mainThreadMs > 0 ? { mainThreadCpuMsPerOp: round(total.mainThreadMs / ops) } : {}),
             statementsPerOp: round(total.statements / ops),
             creditStatementsPerOp: round(total.credits / ops),
+            // How many different texts those statements had: each is parsed, planned and prepared
+            // once per connection (a batch whose text grew with its size made one per size).
+            distinctCreditStatements: total.creditTexts.size,
             ...(total.lockSamples.length > 0
               ? {
                   connections: {
