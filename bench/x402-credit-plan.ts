@@ -152,6 +152,13 @@ async function measure(
       ),
       credit: await credits(),
     }
+    // Diagnostics of the statement's own cost: without its foreign-key checks (the session's
+    // replication role skips the RI triggers; nothing the service runs does this), and then as
+    // before, so a drift between the two loops shows.
+    await sql`set session_replication_role = replica`.execute(plain)
+    loops.creditWithoutForeignKeyChecks = await credits()
+    await sql`set session_replication_role = origin`.execute(plain)
+    loops.creditAgain = await credits()
     await sql`insert into ledger_accounts (id, environment, code, currency, created_at)
       select 'la_fill_' || g, 'test', 'bench:fill:' || g, 'USDC', now() from generate_series(1, ${FILL}::int) g`.execute(
       plain,
