@@ -305,8 +305,8 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
   // The facilitator's outcome writes handed over with the credits, as one CTE whose text is the
   // same for any number of them (so the batch statement stays one prepared statement); it returns
   // the key of each write that found its settle still holding the payment.
-  const [head, ...rest] = batch.flatMap((c) => (c.outcome ? [c.outcome] : []))
-  const outcomes = head ? [head, ...rest] : []
+  const outcomes = batch.flatMap((c) => (c.outcome ? [c.outcome] : []))
+  const [head, ...rest] = outcomes
   const outcomeCte = head ? sql`settled_outcomes as (${head.queryWith(rest)}),` : sql``
   const stored = head ? sql`array(select key from settled_outcomes)` : sql`array[]::text[]`
   try {
