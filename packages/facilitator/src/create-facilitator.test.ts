@@ -1,4 +1,4 @@
-import type { SettledOutcomeWrite, SettleResponse } from '@tollgate/core'
+import { REASONS, type SettledOutcomeWrite, type SettleResponse } from '@tollgate/core'
 import { describe, expect, test } from 'vitest'
 import { createFacilitator } from './create-facilitator.js'
 import { createMemorySettlementStore } from './memory-settlement-store.js'
@@ -96,17 +96,19 @@ describe('createFacilitator', () => {
     expect(await facilitator.settle(v1Request())).toMatchObject({ success: true, network: 'eip155:84532' })
   })
 
-  test('behavior: 50 concurrent settles of one payment broadcast once and share the transaction', async () => {
+  test('behavior: 50 concurrent settles of one payment broadcast once; one is answered the success, 49 are refused', async () => {
     const scheme = createFakeScheme({ confirmDelayMs: 20 })
     const facilitator = createFacilitator({ schemes: [scheme] })
     const results = await Promise.all(
       Array.from({ length: 50 }, () => facilitator.settle(buildFakeRequest())),
     )
     expect(scheme.broadcasts).toHaveLength(1)
-    expect(new Set(results.map((r) => r.transaction))).toEqual(new Set(scheme.broadcasts))
-    expect(results.every((r) => r.success)).toBe(true)
+    const successes = results.filter((r) => r.success)
+    expect(successes.map((r) => r.transaction)).toEqual(scheme.broadcasts)
+    expect(results.filter((r) => r.errorReason === REASONS.duplicateSettlement)).toHaveLength(49)
+    // A later settle of the settled payment is another request: refused, the chain untouched.
     const again = await facilitator.settle(buildFakeRequest())
-    expect(again).toEqual(results[0])
+    expect(again).toMatchObject({ success: false, errorReason: REASONS.duplicateSettlement, transaction: '' })
     expect(scheme.broadcasts).toHaveLength(1)
   })
 
@@ -447,7 +449,7 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
     expect(await store.countByState()).toMatchObject({ settled: 2, broadcast: 0 })
   })
 
-  test('edge: a hook holding the write past the lease: another facilitator takes over, re-awaits, stores; both answer the one success', async () => {
+  test('edge: a hook holding the write past the lease: another facilitator takes over, re-awaits, stores; only it answers the success', async () => {
     const { store, writes, runQuery } = joinableStore()
     const scheme = createFakeScheme()
     const first = createFacilitator({ schemes: [scheme], store, leaseMs: 50 })
@@ -466,9 +468,10 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
       },
     })
     const [mine, theirs] = [await held, await (taken as Promise<SettleResponse>)]
-    expect([mine.success, theirs.success]).toEqual([true, true])
-    expect(theirs.transaction).toBe(mine.transaction)
-    expect([scheme.broadcasts.length, scheme.reawaits]).toEqual([1, [mine.transaction]])
+    // One payment, one delivery: the settle that stored the outcome is answered the success, the
+    // one whose claim was taken over is refused.
+    expect([mine.errorReason, theirs.success]).toEqual([REASONS.duplicateSettlement, true])
+    expect([scheme.broadcasts.length, scheme.reawaits]).toEqual([1, [theirs.transaction]])
     // The other facilitator stored the outcome; the held write found the row no longer ours.
     expect(writes).toEqual(['facilitator', 'hook'])
     expect(heldStored).toBe(false)
@@ -535,16 +538,52 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
     expect(mine.queryWith([])).toEqual({ list: [expect.objectContaining({ key: mine.key })] })
   })
 
-  test('edge: a write that found the claim taken over (stored false) still answers the success', async () => {
+  test('edge: a write that found the claim taken over (stored false) answers the success once the reconciler stored it undelivered', async () => {
     const { store, writes } = joinableStore()
     const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    let key = ''
     const result = await facilitator.settle(buildFakeRequest(), {
       database,
-      onSettled: async (_result, outcome) => {
+      onSettled: async (settled, outcome) => {
+        key = outcome?.key ?? ''
+        // What a reconciler that took the key over stores: the success, answered to nobody.
+        const row = await store.get(outcome?.key ?? '')
+        await store.complete({
+          key: row?.key ?? '',
+          owner: row?.owner ?? '',
+          state: 'settled',
+          result: settled,
+          transaction: settled.transaction,
+          delivered: false,
+          now: Date.now(),
+        })
         outcome?.written(false)
       },
     })
     expect(result.success).toBe(true)
-    expect(writes).toEqual([])
+    expect(await store.get(key)).toMatchObject({ state: 'settled', delivered: true })
+    // The stand-in reconciler's write only: the lost one is not written again.
+    expect(writes).toEqual(['facilitator'])
+  })
+
+  test('edge: a write that found the claim taken over by a settle that was answered the success is refused', async () => {
+    const { store } = joinableStore()
+    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
+    const result = await facilitator.settle(buildFakeRequest(), {
+      database,
+      onSettled: async (settled, outcome) => {
+        const row = await store.get(outcome?.key ?? '')
+        await store.complete({
+          key: row?.key ?? '',
+          owner: row?.owner ?? '',
+          state: 'settled',
+          result: settled,
+          transaction: settled.transaction,
+          now: Date.now(),
+        })
+        outcome?.written(false)
+      },
+    })
+    expect(result).toMatchObject({ success: false, errorReason: REASONS.duplicateSettlement })
   })
 })

@@ -28,6 +28,12 @@ export type SettlementJob = {
   onSettled?: (result: SettleResponse, outcome?: SettledOutcomeWrite) => Promise<void>
   /** The database handle `onSettled` writes to (`SettleOptions.database`). */
   database?: unknown
+  /**
+   * Whether a caller waits for this settle's answer (default true). A payment's success is answered
+   * once (`SettlementRecord.delivered`); the reconciler passes `false`, so a success it finds is
+   * left for the payment's next settle instead of being spent on nobody.
+   */
+  delivers?: boolean
 }
 
 /** Options of {@link createSettlementCoordinator}. */
@@ -45,7 +51,12 @@ export type SettlementCoordinatorOptions = {
 
 /** Exactly-once settlement on top of a {@link SettlementStore}. */
 export type SettlementCoordinator = {
-  /** Settles `job` once per key across every caller and process; repeats get the same answer. */
+  /**
+   * Settles `job` once per key across every caller and process. A failure or `settlement_pending`
+   * is answered to every caller of the key; a success only to one of them (the settle that
+   * stored it, or the first to ask after the reconciler stored it): the others get
+   * `duplicate_settlement`, so one payment never buys two deliveries.
+   */
   settle(job: SettlementJob): Promise<SettleResponse>
   /** Stops lease heartbeats (a process shutting down; its claims expire and are taken over). */
   close(): void
@@ -73,7 +84,7 @@ export function createSettlementCoordinator(options: SettlementCoordinatorOption
       const running = inflight.get(job.key)
       if (running) {
         return running.fingerprint === job.fingerprint
-          ? running.promise
+          ? running.promise.then((result) => takeDelivery(deps, job, result))
           : Promise.resolve(duplicateResult(job.requirements.network))
       }
       const promise = claimAndSettle(deps, job).finally(() => inflight.delete(job.key))
@@ -131,7 +142,7 @@ async function claimAndSettle(deps: CoordinatorDeps, job: SettlementJob): Promis
       return duplicateResult(job.requirements.network)
     }
     if ((record.state === 'settled' || record.state === 'failed') && record.result) {
-      return record.result
+      return takeDelivery(deps, job, record.result)
     }
     if (deps.now() >= deadline) {
       return pendingResult(record)
@@ -152,7 +163,7 @@ async function claimAndSettle(deps: CoordinatorDeps, job: SettlementJob): Promis
 /** Runs the scheme's settle under a held claim, with a heartbeat, and stores the outcome. */
 async function runClaimed(
   deps: CoordinatorDeps,
-  job: Pick<SettlementJob, 'scheme' | 'onSettled' | 'database'>,
+  job: Pick<SettlementJob, 'scheme' | 'onSettled' | 'database' | 'delivers' | 'requirements' | 'key'>,
   record: SettlementRecord,
   owner: string,
   preparing: Promise<unknown> | undefined,
@@ -226,7 +237,7 @@ async function storeOutcome(
   owner: string,
   result: SettleResponse,
   recorded: string | undefined,
-  job: Pick<SettlementJob, 'onSettled' | 'database'>,
+  job: Pick<SettlementJob, 'onSettled' | 'database' | 'delivers' | 'requirements' | 'key'>,
 ): Promise<SettleResponse> {
   const pending = !result.success && result.errorReason === REASONS.settlementPending
   const known = recorded ?? record.transaction
@@ -238,7 +249,16 @@ async function storeOutcome(
     : result.transaction || (result.success ? known : undefined)
   const answer = pending && transaction ? { ...result, transaction } : result
   const state = result.success ? 'settled' : pending ? 'pending' : 'failed'
-  const parameters = { key: record.key, owner, state, result: answer, transaction, now: deps.now() } as const
+  const delivered = job.delivers !== false
+  const parameters = {
+    key: record.key,
+    owner,
+    state,
+    result: answer,
+    transaction,
+    delivered,
+    now: deps.now(),
+  } as const
   const onSettled = result.success ? job.onSettled : undefined
   const joinable = deps.store.joinable
   const offer =
@@ -271,15 +291,20 @@ async function storeOutcome(
   const failed = hook && (await hook)
   if (failed) {
     deps.logger.error({ err: failed.error, key: record.key, stored }, 'settlement hook failed')
+    // The caller gets the hook's error, not the success: its retry may still take the delivery.
+    if (stored && delivered) {
+      await deps.store.returnDelivery(record.key, deps.now())
+    }
     throw failed.error
   }
   if (!stored) {
     // Another process took the key over (our lease ran out mid-settle, or a replacement of the
     // transaction we started from released us); its record wins. A success stands anyway: the
-    // chain shows the transfer, and the payment can have no other.
+    // chain shows the transfer, and the payment can have no other. It is answered once the new
+    // holder stored it, and only if that holder answered nobody (the reconciler).
     deps.logger.warn({ key: record.key, state }, 'settlement claim lost before storing the outcome')
     if (result.success) {
-      return result
+      return awaitDelivery(deps, job, result)
     }
     const current = await deps.store.get(record.key)
     if (current?.result && (current.state === 'settled' || current.state === 'failed')) {
@@ -372,6 +397,60 @@ function pendingResult(record: Pick<SettlementRecord, 'network' | 'transaction'>
   return createSettleFailure(record.network, REASONS.settlementPending, {
     errorMessage: 'settlement is in progress; settle again with the same payment to get its outcome',
     transaction: record.transaction,
+  })
+}
+
+/**
+ * A success found rather than produced by this caller's settle (another caller's in flight here,
+ * another process's stored outcome, a lost claim): answered only to the first caller to take its
+ * delivery, `duplicate_settlement` to every other. Failures and `settlement_pending` are shared.
+ */
+async function takeDelivery(
+  deps: CoordinatorDeps,
+  job: Pick<SettlementJob, 'delivers' | 'requirements' | 'key'>,
+  result: SettleResponse,
+): Promise<SettleResponse> {
+  if (!result.success || job.delivers === false) {
+    return result
+  }
+  if (await deps.store.deliver(job.key, deps.now())) {
+    return result
+  }
+  return alreadySettledResult(job.requirements.network)
+}
+
+/**
+ * A success whose claim was lost: waits for the holder that took the key over to store its
+ * outcome, then takes the delivery. A row nobody holds (released by a replacement) answers
+ * `settlement_pending`: the retry claims it, re-awaits and is answered.
+ */
+async function awaitDelivery(
+  deps: CoordinatorDeps,
+  job: Pick<SettlementJob, 'delivers' | 'requirements' | 'key'>,
+  result: SettleResponse,
+): Promise<SettleResponse> {
+  if (job.delivers === false) {
+    return result
+  }
+  const deadline = deps.now() + deps.waitTimeoutMs
+  let delay = deps.pollMs.min
+  for (;;) {
+    const current = await deps.store.get(job.key)
+    if (!current || current.state === 'settled') {
+      return takeDelivery(deps, job, result)
+    }
+    const held = current.owner !== undefined && current.leaseUntil > deps.now()
+    if (!held || deps.now() >= deadline) {
+      return pendingResult({ ...current, transaction: result.transaction })
+    }
+    await sleep(delay)
+    delay = Math.min(delay * 2, deps.pollMs.max)
+  }
+}
+
+function alreadySettledResult(network: string): SettleResponse {
+  return createSettleFailure(network, REASONS.duplicateSettlement, {
+    errorMessage: 'this payment was already settled for another request; pay again with a new payment',
   })
 }
 

@@ -36,6 +36,7 @@ export function createMemorySettlementStore(): SettlementStore {
           owner,
           leaseUntil: now + leaseMs,
           attempts: 1,
+          delivered: false,
           createdAt: now,
           updatedAt: now,
         }
@@ -99,6 +100,7 @@ export function createMemorySettlementStore(): SettlementStore {
       }
       row.state = parameters.state
       row.result = parameters.result
+      row.delivered = parameters.state === 'settled' && parameters.delivered !== false
       if (parameters.transaction === undefined) {
         delete row.transaction
       } else {
@@ -108,6 +110,24 @@ export function createMemorySettlementStore(): SettlementStore {
       row.leaseUntil = parameters.now
       row.updatedAt = parameters.now
       return true
+    },
+
+    async deliver(key, now) {
+      const row = rows.get(key)
+      if (row?.state !== 'settled' || row.delivered) {
+        return false
+      }
+      row.delivered = true
+      row.updatedAt = now
+      return true
+    },
+
+    async returnDelivery(key, now) {
+      const row = rows.get(key)
+      if (row?.state === 'settled' && row.delivered) {
+        row.delivered = false
+        row.updatedAt = now
+      }
     },
 
     async get(key) {

@@ -29,6 +29,7 @@ export type SettlementTable = {
   owner: string | null
   lease_until: Date
   attempts: ColumnType<number, number | undefined, number>
+  delivered: ColumnType<boolean, boolean | undefined, boolean>
   created_at: Date
   updated_at: Date
 }
@@ -45,6 +46,7 @@ const CLAIM_COLUMNS = [
   'owner',
   'lease_until',
   'attempts',
+  'delivered',
   'created_at',
   'updated_at',
 ] as const
@@ -87,6 +89,7 @@ export async function createPostgresSettlementStore<T>(
       state: p.state,
       result: JSON.stringify(p.result),
       transaction: p.transaction ?? null,
+      delivered: p.state === 'settled' && p.delivered !== false,
       owner: null,
       lease_until: new Date(p.now),
       updated_at: new Date(p.now),
@@ -101,13 +104,15 @@ export async function createPostgresSettlementStore<T>(
       state: p.state,
       result: p.result,
       transaction: p.transaction ?? null,
+      delivered: p.state === 'settled' && p.delivered !== false,
       at: new Date(p.now).toISOString(),
     }))
     return sql<{ key: string }>`update ${table} s
-      set state = r.state, result = r.result, transaction = r.transaction, owner = null,
-        lease_until = r.at, updated_at = r.at
+      set state = r.state, result = r.result, transaction = r.transaction, delivered = r.delivered,
+        owner = null, lease_until = r.at, updated_at = r.at
       from json_to_recordset(${JSON.stringify(rows)}::json)
-        as r (key text, owner text, state text, result jsonb, transaction text, at timestamptz)
+        as r (key text, owner text, state text, result jsonb, transaction text, delivered boolean,
+          at timestamptz)
       where s.key = r.key and s.owner = r.owner
       returning s.key`
   }
@@ -166,6 +171,26 @@ export async function createPostgresSettlementStore<T>(
       return result.numUpdatedRows > 0n
     },
 
+    async deliver(key, now) {
+      const result = await db
+        .updateTable(SETTLEMENT_TABLE)
+        .set({ delivered: true, updated_at: new Date(now) })
+        .where('key', '=', key)
+        .where('state', '=', 'settled')
+        .where('delivered', '=', false)
+        .executeTakeFirst()
+      return result.numUpdatedRows > 0n
+    },
+
+    async returnDelivery(key, now) {
+      await db
+        .updateTable(SETTLEMENT_TABLE)
+        .set({ delivered: false, updated_at: new Date(now) })
+        .where('key', '=', key)
+        .where('state', '=', 'settled')
+        .execute()
+    },
+
     joinable: {
       database: options.db,
       completeQuery: (p: CompleteSettlementParameters) => completing(p).returning('key'),
@@ -210,10 +235,10 @@ async function insertOrTakeOver(
   // payment's row, and a failure only when nothing of it can be in flight.
   const { rows } = await sql<ClaimedRow>`
     insert into ${table} as s (key, state, scheme, network, fingerprint, payment_payload,
-      payment_requirements, owner, lease_until, attempts, created_at, updated_at)
+      payment_requirements, owner, lease_until, attempts, delivered, created_at, updated_at)
     values (${p.key}, 'claimed', ${p.scheme}, ${p.network}, ${p.fingerprint},
       ${JSON.stringify(p.paymentPayload)}, ${JSON.stringify(p.paymentRequirements)}, ${p.owner},
-      ${leaseUntil}, 1, ${now}, ${now})
+      ${leaseUntil}, 1, false, ${now}, ${now})
     on conflict (key) do update set
       owner = excluded.owner,
       lease_until = excluded.lease_until,
@@ -264,6 +289,7 @@ function toRecord(row: Selectable<SettlementTable>): SettlementRecord {
     ...(row.owner === null ? {} : { owner: row.owner }),
     leaseUntil: new Date(row.lease_until).getTime(),
     attempts: row.attempts,
+    delivered: row.delivered,
     createdAt: new Date(row.created_at).getTime(),
     updatedAt: new Date(row.updated_at).getTime(),
   }

@@ -76,6 +76,8 @@ async function reconcileRow(
     fingerprint: row.fingerprint,
     payment: row.paymentPayload,
     requirements: row.paymentRequirements,
+    // Nobody waits for this answer: a success stays deliverable to the payment's next settle.
+    delivers: false,
   })
   deps.logger.info({ key: row.key, success: result.success, reason: result.errorReason }, 'reconciled')
   if (result.success) {

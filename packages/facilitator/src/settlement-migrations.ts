@@ -40,6 +40,22 @@ function getMigrations(schema: string): Record<string, Migration> {
           .execute()
       },
     },
+    // One payment, one delivery (docs/security.md): whether a caller was answered the success.
+    // Rows settled before this column existed were answered when they settled.
+    '0002-delivered': {
+      async up(db) {
+        await db.schema
+          .withSchema(schema)
+          .alterTable(SETTLEMENT_TABLE)
+          .addColumn('delivered', 'boolean', (c) => c.notNull().defaultTo(true))
+          .execute()
+        await db.schema
+          .withSchema(schema)
+          .alterTable(SETTLEMENT_TABLE)
+          .alterColumn('delivered', (c) => c.setDefault(false))
+          .execute()
+      },
+    },
   }
 }
 

@@ -31,6 +31,13 @@ export type SettlementRecord = {
   leaseUntil: number
   /** How many times the key was claimed (first claim = 1). */
   attempts: number
+  /**
+   * Whether a caller has been answered this settlement's success. One payment buys one delivery:
+   * the settle that stored the success is answered it; a success stored by the reconciler (or by a
+   * settle whose claim was lost) waits for the next settle of the payment, which takes it with
+   * {@link SettlementStore.deliver}. Every other settle of the payment is refused.
+   */
+  delivered: boolean
   createdAt: number
   updatedAt: number
 }
@@ -66,6 +73,11 @@ export type CompleteSettlementParameters = {
   result: SettleResponse
   /** The transaction to keep; `undefined` clears it (a failure with nothing in flight stays retryable). */
   transaction: string | undefined
+  /**
+   * Whether the success is answered to the caller that stored it (default true); `false` leaves
+   * it for the payment's next settle (see {@link SettlementRecord.delivered}).
+   */
+  delivered?: boolean
   now: number
 }
 
@@ -105,6 +117,16 @@ export interface SettlementStore {
   replaceTransaction(parameters: ReplaceTransactionParameters): Promise<boolean>
   /** Stores the outcome and releases the lease; `false` when the owner lost the row. */
   complete(parameters: CompleteSettlementParameters): Promise<boolean>
+  /**
+   * Takes the delivery of a `settled` row nobody was answered yet (marks it delivered); `false`
+   * when the row is not settled or its success was already delivered.
+   */
+  deliver(key: string, now: number): Promise<boolean>
+  /**
+   * Undoes a delivery whose caller could not use the success (its settle hook failed, so it was
+   * answered an error): the payment's next settle may take it.
+   */
+  returnDelivery(key: string, now: number): Promise<void>
   get(key: string): Promise<SettlementRecord | undefined>
   /**
    * Rows that need a reconciler at `now`: `pending`, or `claimed`/`broadcast` whose holder's lease

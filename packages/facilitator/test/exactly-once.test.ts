@@ -57,7 +57,7 @@ for (const kind of testDatabaseKinds) {
       return facilitator
     }
 
-    test('default: 50 concurrent settles of one payment broadcast once; all get the same transaction', async () => {
+    test('default: 50 concurrent settles of one payment broadcast once; one is answered the success, the others duplicate_settlement', async () => {
       const { db, schema } = await open()
       const scheme = createFakeScheme({ confirmDelayMs: 50 })
       const store = await createPostgresSettlementStore({ db, schema })
@@ -66,7 +66,8 @@ for (const kind of testDatabaseKinds) {
         Array.from({ length: 50 }, () => facilitator.settle(buildFakeRequest())),
       )
       expect(scheme.broadcasts).toHaveLength(1)
-      expect(results.every((r) => r.success && r.transaction === scheme.broadcasts[0])).toBe(true)
+      expect(results.filter((r) => r.success).map((r) => r.transaction)).toEqual(scheme.broadcasts)
+      expect(results.filter((r) => r.errorReason === 'duplicate_settlement')).toHaveLength(49)
       expect(await store.countByState()).toMatchObject({ settled: 1, claimed: 0, pending: 0 })
     })
 
@@ -92,9 +93,9 @@ for (const kind of testDatabaseKinds) {
       )
       const broadcasts = [...schemeA.broadcasts, ...schemeB.broadcasts]
       expect(broadcasts).toHaveLength(1)
-      expect(new Set(results.map((r) => `${r.success}:${r.transaction}`))).toEqual(
-        new Set([`true:${broadcasts[0]}`]),
-      )
+      // Across processes too, one payment is answered its success once.
+      expect(results.filter((r) => r.success).map((r) => r.transaction)).toEqual(broadcasts)
+      expect(results.filter((r) => r.errorReason === 'duplicate_settlement')).toHaveLength(39)
       if (peerDb !== database.db) {
         await peerDb.destroy()
       }
@@ -144,16 +145,17 @@ for (const kind of testDatabaseKinds) {
       const results = await Promise.all([first, ...others])
       expect(schemeA.broadcasts).toHaveLength(1)
       expect(schemeB.broadcasts).toEqual([])
-      expect(results.every((r) => r.success && r.transaction === schemeA.broadcasts[0])).toBe(true)
+      expect(results[0]).toMatchObject({ success: true, transaction: schemeA.broadcasts[0] })
+      expect(results.slice(1).every((r) => r.errorReason === 'duplicate_settlement')).toBe(true)
       expect(calls).toEqual([{ caller: 0, success: true, transaction: schemeA.broadcasts[0] }])
-      // A repeat gets the stored outcome and never runs its hook.
+      // A repeat is refused and never runs its hook.
       let repeated = 0
       const again = await b.settle(buildFakeRequest(), {
         onSettled: async () => {
           repeated += 1
         },
       })
-      expect(again).toEqual(results[0])
+      expect(again).toMatchObject({ success: false, errorReason: 'duplicate_settlement' })
       expect(repeated).toBe(0)
       if (peerDb !== database.db) {
         await peerDb.destroy()
@@ -176,7 +178,8 @@ for (const kind of testDatabaseKinds) {
       expect(await store.countByState()).toMatchObject({ settled: 1, claimed: 0, broadcast: 0 })
       const text = await facilitator.metrics.registry.metrics()
       expect(text).toContain('outcome="success",reason=""} 1')
-      // The retry takes the stored outcome: nothing is sent again, and its hook does not run.
+      // The caller was answered an error, not the success: its retry takes the stored outcome
+      // (nothing is sent again, and its hook does not run); a third settle is refused.
       let hooked = 0
       const again = await facilitator.settle(buildFakeRequest(), {
         onSettled: async () => {
@@ -186,6 +189,10 @@ for (const kind of testDatabaseKinds) {
       expect(again).toMatchObject({ success: true, transaction: scheme.broadcasts[0] })
       expect(scheme.broadcasts).toHaveLength(1)
       expect(hooked).toBe(0)
+      expect(await facilitator.settle(buildFakeRequest())).toMatchObject({
+        success: false,
+        errorReason: 'duplicate_settlement',
+      })
     })
 
     test('behavior: onSettled does not run for a pending or failed outcome', async () => {

@@ -31,7 +31,7 @@ for (const kind of testDatabaseKinds) {
       const applied = await sql<{
         name: string
       }>`select name from ${sql.table(`${schema}.x402_settlement_migrations`)}`.execute(db)
-      expect(applied.rows.map((r) => r.name)).toEqual(['0001-settlements'])
+      expect(applied.rows.map((r) => r.name)).toEqual(['0001-settlements', '0002-delivered'])
     })
 
     test('behavior: two stores (processes) on one database agree on one holder', async () => {

@@ -51,6 +51,41 @@ export function describeSettlementStoreContract(name: string, open: () => Promis
       expect(results.filter((r) => r.claimed)).toHaveLength(1)
     })
 
+    test('behavior: a success stored for its caller is delivered; deliver() takes it for nobody else', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'settled',
+        result: ok,
+        transaction: '0xt',
+        now: T0,
+      })
+      expect(await store.get('k1')).toMatchObject({ state: 'settled', delivered: true })
+      expect(await store.deliver('k1', T0 + 1)).toBe(false)
+    })
+
+    test('behavior: a success stored undelivered (the reconciler) is taken by exactly one of concurrent callers', async () => {
+      const store = await open()
+      await store.claim(buildClaim())
+      // Nothing to deliver before the row is settled.
+      expect(await store.deliver('k1', T0)).toBe(false)
+      await store.complete({
+        key: 'k1',
+        owner: 'a',
+        state: 'settled',
+        result: ok,
+        transaction: '0xt',
+        delivered: false,
+        now: T0,
+      })
+      expect(await store.get('k1')).toMatchObject({ state: 'settled', delivered: false })
+      const taken = await Promise.all(Array.from({ length: 10 }, () => store.deliver('k1', T0 + 1)))
+      expect(taken.filter(Boolean)).toHaveLength(1)
+      expect(await store.get('k1')).toMatchObject({ delivered: true })
+    })
+
     test('behavior: writes are fenced by owner', async () => {
       const store = await open()
       await store.claim(buildClaim())

@@ -83,10 +83,15 @@ describe('recording a replaced settlement transaction', () => {
 
     expect(await facilitator.reconcilePending()).toMatchObject({ checked: 1, settled: 1 })
     expect(reawaited).toEqual(['0xc'])
+    // The retry that follows `settlement_pending` takes the success the reconciler stored.
     expect(await facilitator.settle(buildFakeRequest())).toEqual(settled('0xc'))
     // Mined: a late replacement of a final row is refused (the relayer then does not send it).
     await expect(first.recordBroadcast('0xd')).rejects.toThrow(/claim was lost/)
-    expect(await facilitator.settle(buildFakeRequest())).toEqual(settled('0xc'))
+    // The success was answered once: another settle of the payment is refused.
+    expect(await facilitator.settle(buildFakeRequest())).toMatchObject({
+      success: false,
+      errorReason: 'duplicate_settlement',
+    })
   })
 
   test('behavior: a replacement during the wait is the transaction a pending outcome stores', async () => {

@@ -189,19 +189,25 @@ describeEachDatabase(
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })
 
-    test('edge: a batch holding a repeat of a credited payment falls back to each alone and credits it once', async () => {
+    test('edge: a repeat of a credited payment beside a burst is refused before any credit; the burst credits each once', async () => {
       const repeated = await sign(h.b.testKey)
       const first = await settle(repeated, h.b.testKey)
       expect(first.status).toBe(201)
       const startB = await balanceOf(h.b.id)
       const fresh = await Promise.all([1, 2, 3].map(() => sign(h.b.testKey)))
-      // A fresh payment first (alone), then the repeat and two more in what would be one batch.
-      const payments = [repeated, ...fresh].map((json) => ({ json, key: h.b.testKey }))
-      const { results, credits: sentCredits } = await settleBurst(payments, [fresh[0] as Body])
-      expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201])
-      expect(results[0]?.body.data.txHash).toBe(first.body.data.txHash)
-      // The batch was tried (and refused by the repeat's row), then each of its credits ran alone.
-      expect(sentCredits).toEqual({ alone: 4, batch: 1 })
+      // One payment, one delivery: the repeat never reaches the credit queue.
+      const [again, burst] = await Promise.all([
+        settle(repeated, h.b.testKey),
+        settleBurst(
+          fresh.map((json) => ({ json, key: h.b.testKey })),
+          [fresh[0] as Body],
+        ),
+      ])
+      expect([again.status, JSON.stringify(again.body)]).toEqual([
+        400,
+        expect.stringContaining('duplicate_settlement'),
+      ])
+      expect(burst.results.map((r) => r.status)).toEqual([201, 201, 201])
       const rows = await credits(h.b.id)
       expect(rows.filter((r) => r.txHash === first.body.data.txHash)).toHaveLength(1)
       expect(
@@ -209,12 +215,7 @@ describeEachDatabase(
           .slice(-3)
           .map((r) => r.txHash)
           .sort(),
-      ).toEqual(
-        results
-          .slice(1)
-          .map((r) => r.body.data.txHash)
-          .sort(),
-      )
+      ).toEqual(burst.results.map((r) => r.body.data.txHash).sort())
       expectChained(rows.slice(-3), startB)
       expect(await checkLedgerInvariants(h.deps)).toEqual([])
     })

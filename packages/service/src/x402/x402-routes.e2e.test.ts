@@ -160,14 +160,19 @@ describeEachDatabase('x402 routes', (getDb) => {
     expect(other.status).toBe(404)
   })
 
-  test('behavior: 20 concurrent settles of one payload send one transaction and credit once', async () => {
+  test('behavior: 20 concurrent settles of one payload send one transaction, answer one success and credit once', async () => {
     const requirements = await requirementsFor('0.02', h.b.testKey)
     const request = await sign(requirements)
     const results = await Promise.all(
       Array.from({ length: 20 }, () => post<{ txHash: string }>('/x402/settle', request, h.b.testKey)),
     )
-    expect(results.map((r) => r.status)).toEqual(Array(20).fill(201))
-    expect(new Set(results.map((r) => r.body.data.txHash)).size).toBe(1)
+    // One payment, one delivery: one call is answered the transaction, the 19 others are refused.
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1)
+    const refused = results.filter((r) => r.status !== 201)
+    expect(refused.map((r) => [r.status, r.body.error?.code])).toEqual(
+      Array(19).fill([400, 'settlement_failed']),
+    )
+    expect(refused.every((r) => JSON.stringify(r.body.error).includes('duplicate_settlement'))).toBe(true)
     const balance = await h.request('/api/v1/balance', { key: h.b.testKey })
     const balances = ((await balance.json()) as Envelope<{ currency: string; available: string }[]>).data
     expect(balances.find((b) => b.currency === 'USDC')?.available).toBe('0.019900')
