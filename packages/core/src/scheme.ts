@@ -99,6 +99,12 @@ export type CreateRequirementsParameters = {
 export interface SchemeServer {
   readonly name: SchemeName
   createRequirements(parameters: CreateRequirementsParameters): PaymentRequirements
+  /**
+   * Optional: the key that identifies one payment whatever its encoding (the facilitator's
+   * settlement key, e.g. the EIP-3009 authorization's signer and nonce), which the middleware
+   * claims so one payment buys one response; `undefined` when the payload is malformed.
+   */
+  getPaymentKey?(payment: PaymentPayload, requirements: PaymentRequirements): string | undefined
 }
 
 /** The payer side of a scheme: signs a payment for a requirement it can pay. */

@@ -16,9 +16,11 @@ import {
   X402_HEADERS,
 } from '@tollgate/core'
 import { createRequirementsBuilder } from './build-requirements.js'
+import { type ClaimSettings, runClaimed } from './claim-payment.js'
 import { compileRoutes, findRoute } from './compile-routes.js'
 import { createDefaultSchemes } from './create-default-schemes.js'
 import { matchPayment } from './match-payment.js'
+import { createMemoryPaymentClaims } from './payment-claims.js'
 import { renderPaywallHtml } from './paywall-html.js'
 import {
   createFacilitatorErrorResponse,
@@ -53,8 +55,9 @@ const DEFAULT_SUPPORTED_TTL_MS = 10 * 60 * 1000
 export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGate {
   const assets = options.assets ?? createAssetRegistry()
   const facilitator = toFacilitatorClient(options.facilitator)
+  const schemes = options.schemes ?? createDefaultSchemes()
   const routes = compileRoutes(options.routes, {
-    schemes: options.schemes ?? createDefaultSchemes(),
+    schemes,
     assets,
     ...(options.payTo !== undefined ? { payTo: options.payTo } : {}),
     flow: options.flow ?? 'authorization',
@@ -66,6 +69,11 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
   const buildRequirements = createRequirementsBuilder({ supported, onError })
   const paywall = options.paywall === false ? undefined : (options.paywall ?? {})
   const identifiers = toIdentifierSettings(options.paymentIdentifier)
+  const claims: ClaimSettings = {
+    store: options.paymentClaims ?? createMemoryPaymentClaims(),
+    schemes,
+    now: Date.now,
+  }
 
   const gate: GateContext = { facilitator, onError, assets, paywall }
 
@@ -98,8 +106,12 @@ export function createPaymentGate(options: PaymentMiddlewareOptions): PaymentGat
       if (!paid) {
         return createPaymentRequiredResponse(offer('No matching payment requirements'))
       }
+      // The payment-identifier replay comes first: a retry with the same id gets the first answer
+      // again, not the claim's refusal.
       const run = () =>
-        route.flow === 'upfront' ? runUpfront(gate, paid, next) : runAuthorization(gate, paid, next)
+        runClaimed(paid, claims, () =>
+          route.flow === 'upfront' ? runUpfront(gate, paid, next) : runAuthorization(gate, paid, next),
+        )
       return identifiers ? runIdempotent(paid, identifiers, run) : run()
     },
   }

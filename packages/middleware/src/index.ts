@@ -26,6 +26,8 @@ export { createPaymentGate } from './create-payment-gate.js'
 export type { PaidFetchHandler } from './create-payment-handler.js'
 export { createPaymentHandler, getPayment } from './create-payment-handler.js'
 export { matchPayment } from './match-payment.js'
+export type { PaymentClaimStore } from './payment-claims.js'
+export { createMemoryPaymentClaims } from './payment-claims.js'
 export type {
   PaymentIdentifierCache,
   PaymentIdentifierOptions,
@@ -41,6 +43,8 @@ export type {
 } from './payment-required-express.js'
 export { paymentRequiredExpress } from './payment-required-express.js'
 export { renderPaywallHtml } from './paywall-html.js'
+export type { PaymentClaimsQueryable, PostgresPaymentClaimsOptions } from './postgres-payment-claims.js'
+export { createPostgresPaymentClaims } from './postgres-payment-claims.js'
 export type {
   AcceptOption,
   FacilitatorOption,

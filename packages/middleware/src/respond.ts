@@ -62,6 +62,15 @@ export function withReceipt(response: Response, settle: SettleResponse, x402Vers
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
 }
 
+/** Whether a gate's answer charged the payer: a settlement receipt on anything but a 402. */
+export function isCharged(response: Response): boolean {
+  return (
+    response.status !== 402 &&
+    (response.headers.has(X402_HEADERS.paymentResponse) ||
+      response.headers.has(X402_HEADERS.xPaymentResponse))
+  )
+}
+
 function receiptHeader(x402Version: 1 | 2): string {
   return x402Version === 1 ? X402_HEADERS.xPaymentResponse : X402_HEADERS.paymentResponse
 }

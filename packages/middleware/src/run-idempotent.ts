@@ -1,4 +1,3 @@
-import { X402_HEADERS } from '@tollgate/core'
 import {
   createPaymentIdentifierCache,
   declarePaymentIdentifier,
@@ -7,6 +6,7 @@ import {
   type PaymentIdentifierCache,
   readPaymentId,
 } from './payment-identifier.js'
+import { isCharged } from './respond.js'
 import type { Paid, PaymentMiddlewareOptions } from './types.js'
 
 /** The payment-identifier settings of a gate. */
@@ -65,11 +65,7 @@ export async function runIdempotent(
     settings.cache.abandon(id)
     throw error
   }
-  const charged =
-    response.status !== 402 &&
-    (response.headers.has(X402_HEADERS.paymentResponse) ||
-      response.headers.has(X402_HEADERS.xPaymentResponse))
-  if (!charged) {
+  if (!isCharged(response)) {
     settings.cache.abandon(id)
     return response
   }

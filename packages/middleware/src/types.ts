@@ -11,6 +11,7 @@ import type {
   SchemeServer,
 } from '@tollgate/core'
 import type { HttpFacilitatorClientOptions } from './create-http-facilitator-client.js'
+import type { PaymentClaimStore } from './payment-claims.js'
 import type { PaymentIdentifierOptions } from './payment-identifier.js'
 
 /**
@@ -100,6 +101,13 @@ export type PaymentMiddlewareOptions = {
    * new charge, the same id with another payment gets 409. In memory, per process.
    */
   paymentIdentifier?: boolean | PaymentIdentifierOptions
+  /**
+   * Where each payment is claimed before its handler runs, so one payment buys one response
+   * however many times it is sent at once. Default: in this process's memory
+   * (`createMemoryPaymentClaims()`); give every instance one shared store when the merchant runs
+   * several (`createPostgresPaymentClaims({ client })`).
+   */
+  paymentClaims?: PaymentClaimStore
   /** Called with unexpected errors (facilitator failures, unbuildable requirements) for logging. */
   onError?: (error: unknown) => void
 }

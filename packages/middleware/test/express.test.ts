@@ -76,6 +76,12 @@ describe('paymentRequiredExpress', () => {
     }
     expect(accepted.payTo).toBe(MERCHANT_EVM)
     const headers = { 'PAYMENT-SIGNATURE': createPaymentHeader(accepted) }
+    // Another payment: the first one, once charged, is never served again (one payment, one response).
+    const other = {
+      'PAYMENT-SIGNATURE': createPaymentHeader(accepted, {
+        payload: { signature: '0xother', authorization: { to: accepted.payTo, value: accepted.amount } },
+      }),
+    }
 
     const paid = await fetch(`${base}/paid`, { headers })
     expect(paid.status).toBe(200)
@@ -84,10 +90,10 @@ describe('paymentRequiredExpress', () => {
     expect(await paid.json()).toEqual({ payer: '0x1111111111111111111111111111111111111111' })
     expect(facilitator.calls.settle).toHaveLength(1)
 
-    const failed = await fetch(`${base}/fails`, { headers })
+    const failed = await fetch(`${base}/fails`, { headers: other })
     expect(failed.status).toBe(500)
     expect(await failed.text()).toBe('handler failed')
-    const threw = await fetch(`${base}/throws`, { headers })
+    const threw = await fetch(`${base}/throws`, { headers: other })
     expect(threw.status).toBe(500)
     expect(facilitator.calls.settle).toHaveLength(1)
 
@@ -96,7 +102,7 @@ describe('paymentRequiredExpress', () => {
     facilitator.settleResults = [
       { success: false, errorReason: 'x', transaction: '', network: 'eip155:84532' },
     ]
-    const unsettled = await fetch(`${base}/paid`, { headers })
+    const unsettled = await fetch(`${base}/paid`, { headers: other })
     expect(unsettled.status).toBe(402)
     expect(unsettled.headers.get('x-handler')).toBeNull()
     expect(await unsettled.text()).toBe('{}')

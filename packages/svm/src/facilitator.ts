@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type {
   Address,
   Blockhash,
@@ -28,6 +27,7 @@ import { findPaymentTransfer, type SolanaLimits } from './check-payment-instruct
 import { DEFAULT_LIMITS } from './constants.js'
 import { decodePaymentTransaction } from './decode-payment-transaction.js'
 import { FeePayerPool } from './fee-payer-pool.js'
+import { getSolanaPaymentKey } from './payment-key.js'
 import { type RawKey, toAddress, toRawKey } from './raw-keys.js'
 import { awaitSettlement, coSignTransaction, sendCoSigned } from './settle-payment.js'
 import { SignaturePoller } from './signature-poller.js'
@@ -142,16 +142,7 @@ export function createSolanaFacilitator(options: SolanaFacilitatorOptions): Sola
       return pool ? { feePayer: pool.next() } : undefined
     },
     getSigners: (network) => [...(states.get(network)?.pool.addresses ?? [])],
-    getSettlementKey: (payment) => {
-      const transaction = payment.payload.transaction
-      const decoded = typeof transaction === 'string' ? decodePaymentTransaction(transaction) : undefined
-      if (!decoded) {
-        return undefined
-      }
-      // The message (blockhash, accounts, memo nonce) identifies the payment; signatures do not.
-      const digest = createHash('sha256').update(decoded.messageBytes).digest('base64')
-      return `solana:${digest}`
-    },
+    getSettlementKey: getSolanaPaymentKey,
     verify: async (payment, requirements, verifyOptions) =>
       (await verify(payment, requirements, verifyOptions)).response,
     settle,

@@ -6,6 +6,7 @@ import {
   type SchemeServer,
 } from '@tollgate/core'
 import { MAX_MEMO_BYTES } from './constants.js'
+import { getSolanaPaymentKey } from './payment-key.js'
 
 /**
  * Creates the merchant side of the `solana` scheme: x402 `exact` requirements whose
@@ -15,6 +16,7 @@ import { MAX_MEMO_BYTES } from './constants.js'
 export function createSolanaServer(): SchemeServer {
   return {
     name: 'solana',
+    getPaymentKey: getSolanaPaymentKey,
     createRequirements: (parameters: CreateRequirementsParameters): PaymentRequirements => {
       const { asset, amount, payTo } = parameters
       if (!asset.transferMethods.includes('solana')) {

@@ -1,7 +1,7 @@
-import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import type { Network, SchemeFacilitator } from '@tollgate/core'
 import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
-import { Eip3009Payload } from '../payloads.js'
 import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
+import { getEip3009PaymentKey } from './payment-key.js'
 import { settleEip3009 } from './settle-eip3009.js'
 import { type Eip3009Verification, verifyEip3009 } from './verify-eip3009.js'
 
@@ -23,15 +23,8 @@ export function createEip3009Facilitator(
       !('permit2Authorization' in payment.payload),
     getSupportedExtra: () => undefined,
     getSigners: (network) => context.networks.get(network)?.relayer.getAddresses() ?? [],
-    getSettlementKey(payment, requirements) {
-      const parsed = Eip3009Payload.safeParse(payment.payload)
-      if (!parsed.success || !context.networks.has(requirements.network)) {
-        return undefined
-      }
-      const { from, nonce } = parsed.data.authorization
-      const chainId = getEvmChainId(requirements.network)
-      return `eip3009:${chainId}:${requirements.asset.toLowerCase()}:${from.toLowerCase()}:${nonce.toLowerCase()}`
-    },
+    getSettlementKey: (payment, requirements) =>
+      context.networks.has(requirements.network) ? getEip3009PaymentKey(payment, requirements) : undefined,
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyEip3009(context, payment, requirements, verifyOptions)).response,
     prepareSettle: (payment, requirements) =>

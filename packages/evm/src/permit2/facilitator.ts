@@ -1,7 +1,7 @@
-import { getEvmChainId, type Network, type SchemeFacilitator } from '@tollgate/core'
+import type { Network, SchemeFacilitator } from '@tollgate/core'
 import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
-import { Permit2Payload } from '../payloads.js'
 import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
+import { getPermit2PaymentKey } from './payment-key.js'
 import { settlePermit2 } from './settle-permit2.js'
 import { type Permit2Verification, verifyPermit2 } from './verify-permit2.js'
 
@@ -21,14 +21,8 @@ export function createPermit2Facilitator(
       context.networks.has(requirements.network) && typeof payment.payload.permit2Authorization === 'object',
     getSupportedExtra: () => undefined,
     getSigners: (network) => context.networks.get(network)?.relayer.getAddresses() ?? [],
-    getSettlementKey(payment, requirements) {
-      const parsed = Permit2Payload.safeParse(payment.payload)
-      if (!parsed.success || !context.networks.has(requirements.network)) {
-        return undefined
-      }
-      const { from, nonce } = parsed.data.permit2Authorization
-      return `permit2:${getEvmChainId(requirements.network)}:${from.toLowerCase()}:${nonce}`
-    },
+    getSettlementKey: (payment, requirements) =>
+      context.networks.has(requirements.network) ? getPermit2PaymentKey(payment, requirements) : undefined,
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyPermit2(context, payment, requirements, verifyOptions)).response,
     prepareSettle: (payment, requirements) =>

@@ -1,5 +1,6 @@
 import type { SchemeServer } from '@tollgate/core'
 import { createExactRequirements } from '../exact/create-exact-requirements.js'
+import { getPermit2PaymentKey } from './payment-key.js'
 
 /**
  * The merchant side of x402 `exact` via Permit2: requirements with
@@ -9,5 +10,6 @@ export function createPermit2Server(): SchemeServer {
   return {
     name: 'permit2',
     createRequirements: (parameters) => createExactRequirements('permit2', parameters),
+    getPaymentKey: getPermit2PaymentKey,
   }
 }
