@@ -4,6 +4,7 @@ import { isAppError, parseDecimalAmount } from '@tollgate/core'
 import { type Context, Hono } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { getClientIp } from '../checkout/client-ip.js'
+import { createHostedFormBody, defaultHostedFormLimitBytes } from '../checkout/hosted-form-body.js'
 import { toHostedCsp } from '../checkout/hosted-layout.js'
 import {
   assertSameOrigin,
@@ -41,6 +42,10 @@ export function createHostedPaymentPageRoutes(
   app.onError((error, c) => renderHostedError(c, error))
   app.use('/pay/*', createRateLimitMiddleware(options.rateLimiter, getClientIp))
   app.use('/pay/*', hostedHeaders)
+  app.use(
+    '/pay/*',
+    createHostedFormBody({ limitBytes: options.formLimitBytes ?? defaultHostedFormLimitBytes }),
+  )
 
   const load = async (reference: string) => {
     const row = await findPublicPaymentPage(deps.db, reference)
