@@ -10,7 +10,7 @@ import { toHttpError } from '../http/handle-error.js'
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from '../http/rate-limit.js'
 import { createSessionAddress } from '../payments/create-session-address.js'
 import { CheckoutPage, checkoutStatusText } from './checkout-page.js'
-import { getClientIp } from './client-ip.js'
+import { createClientIpReader } from './client-ip.js'
 import { createHostedFormBody, defaultHostedFormLimitBytes } from './hosted-form-body.js'
 import { HostedLayout, toHostedCsp } from './hosted-layout.js'
 import { type Checkout, findCheckoutSession, loadCheckout } from './load-checkout.js'
@@ -44,6 +44,7 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
   const pollMs = options.pollMs ?? 1000
   const maxStreams = options.maxStreamsPerIp ?? 20
   const streams = new Map<string, number>()
+  const getClientIp = createClientIpReader(deps.settings.trustedProxies)
   app.onError((error, c) => renderHostedError(c, error))
   app.use(
     '/checkout/*',

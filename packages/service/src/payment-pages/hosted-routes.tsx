@@ -3,7 +3,7 @@ import { z } from '@hono/zod-openapi'
 import { isAppError, parseDecimalAmount } from '@tollgate/core'
 import { type Context, Hono } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { getClientIp } from '../checkout/client-ip.js'
+import { createClientIpReader } from '../checkout/client-ip.js'
 import { createHostedFormBody, defaultHostedFormLimitBytes } from '../checkout/hosted-form-body.js'
 import { toHostedCsp } from '../checkout/hosted-layout.js'
 import {
@@ -40,7 +40,10 @@ export function createHostedPaymentPageRoutes(
 ) {
   const app = new Hono<AppEnv>()
   app.onError((error, c) => renderHostedError(c, error))
-  app.use('/pay/*', createRateLimitMiddleware(options.rateLimiter, getClientIp))
+  app.use(
+    '/pay/*',
+    createRateLimitMiddleware(options.rateLimiter, createClientIpReader(deps.settings.trustedProxies)),
+  )
   app.use('/pay/*', hostedHeaders)
   app.use(
     '/pay/*',
