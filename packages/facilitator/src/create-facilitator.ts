@@ -25,6 +25,7 @@ import { createMemorySettlementStore } from './memory-settlement-store.js'
 import { type ReconcileSummary, reconcileSettlements } from './reconcile-settlements.js'
 import { type RouteOptions, routeFacilitatorRequest } from './route-facilitator-request.js'
 import type { SettlementStateCounts, SettlementStore } from './settlement-store.js'
+import { toPublicMessage } from './to-public-message.js'
 
 /** Dependencies of {@link createFacilitator}. */
 export type FacilitatorDeps = {
@@ -120,7 +121,15 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
       const result = await route.scheme.verify(route.payment, route.requirements)
       labels.outcome = result.isValid ? 'valid' : 'invalid'
       labels.reason = toReasonLabel(result.invalidReason)
-      return result
+      if (result.invalidMessage === undefined) {
+        return result
+      }
+      // Upstream text (an RPC URL with its key) stays in the log; the answer carries its public part.
+      const invalidMessage = toPublicMessage(result.invalidMessage)
+      if (invalidMessage !== result.invalidMessage) {
+        logger.warn({ invalidReason: result.invalidReason, detail: result.invalidMessage }, 'verify detail')
+      }
+      return { ...result, invalidMessage }
     } finally {
       metrics.observeVerify(labels, (performance.now() - started) / 1000)
     }

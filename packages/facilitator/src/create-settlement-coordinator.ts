@@ -12,6 +12,7 @@ import {
 } from '@tollgate/core'
 import type { Logger } from './logger.js'
 import type { CompleteSettlementParameters, SettlementRecord, SettlementStore } from './settlement-store.js'
+import { toPublicMessage } from './to-public-message.js'
 
 /** One payment to settle through a scheme under its settlement key. */
 export type SettlementJob = {
@@ -179,14 +180,19 @@ async function runClaimed(
   }
   let result: SettleResponse
   try {
-    result = await job.scheme.settle(record.paymentPayload, record.paymentRequirements, context)
+    result = toPublicSettleResponse(
+      deps.logger,
+      key,
+      await job.scheme.settle(record.paymentPayload, record.paymentRequirements, context),
+    )
   } catch (error) {
     const broadcast = recorder.latest() ?? record.transaction
+    // The error's text (an RPC URL with its key, a request body) stays in this log line.
     deps.logger.error({ err: error, key, transaction: broadcast }, 'scheme settle threw')
     result = broadcast
       ? pendingResult({ ...record, transaction: broadcast })
       : createSettleFailure(record.network, REASONS.unexpectedSettleError, {
-          errorMessage: error instanceof Error ? error.message : String(error),
+          errorMessage: 'unexpected error while settling; the details are in the facilitator log',
         })
   } finally {
     stopHeartbeat()
@@ -462,4 +468,19 @@ function duplicateResult(network: string): SettleResponse {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+// A scheme's answer as stored and sent: its message cut to the public part, the full text logged.
+function toPublicSettleResponse(logger: Logger, key: string, result: SettleResponse): SettleResponse {
+  if (result.success || result.errorMessage === undefined) {
+    return result
+  }
+  const errorMessage = toPublicMessage(result.errorMessage)
+  if (errorMessage !== result.errorMessage) {
+    logger.warn(
+      { key, errorReason: result.errorReason, detail: result.errorMessage },
+      'settle failure detail',
+    )
+  }
+  return { ...result, errorMessage }
 }

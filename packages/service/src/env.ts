@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isProxyRange } from './checkout/client-ip.js'
 
 /** Environment variables of the service and its CLI, parsed once by the composition roots. */
 export const ServiceEnv = z.object({
@@ -9,6 +10,17 @@ export const ServiceEnv = z.object({
   TOLLGATE_MANIFEST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  // Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed.
+  TOLLGATE_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((range) => range.trim())
+        .filter((range) => range !== ''),
+    )
+    .refine((ranges) => ranges.every(isProxyRange), 'comma-separated IP addresses or CIDR ranges'),
   // `false` when separate `tollgate worker` processes run the jobs (docs/jobs.md).
   TOLLGATE_IN_PROCESS_JOBS: z
     .enum(['true', 'false'])

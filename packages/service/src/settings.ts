@@ -29,6 +29,11 @@ export type ServiceSettings = {
    * Also the longest a key revoked by another process keeps working here.
    */
   apiKeyCacheTtlMs: number
+  /**
+   * Addresses or CIDR ranges of the reverse proxies in front of the server: only from these is
+   * `X-Forwarded-For` believed for the hosted pages' per-IP limits (default none: the socket address).
+   */
+  trustedProxies: string[]
 }
 
 /** Settings of payment sessions. */
@@ -69,6 +74,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     deposits: { feeBps: 50 },
     webhookRetryDelaysMs: { live: liveWebhookRetryDelaysMs, test: sandboxWebhookRetryDelaysMs },
     apiKeyCacheTtlMs: 2_000,
+    trustedProxies: [],
     ...overrides,
   }
 }

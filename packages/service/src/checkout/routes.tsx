@@ -10,7 +10,8 @@ import { toHttpError } from '../http/handle-error.js'
 import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from '../http/rate-limit.js'
 import { createSessionAddress } from '../payments/create-session-address.js'
 import { CheckoutPage, checkoutStatusText } from './checkout-page.js'
-import { getClientIp } from './client-ip.js'
+import { createClientIpReader } from './client-ip.js'
+import { createHostedFormBody, defaultHostedFormLimitBytes } from './hosted-form-body.js'
 import { HostedLayout, toHostedCsp } from './hosted-layout.js'
 import { type Checkout, findCheckoutSession, loadCheckout } from './load-checkout.js'
 
@@ -25,6 +26,8 @@ export type CheckoutRoutesOptions = {
   pollMs?: number
   /** Event streams one IP may hold open at once (default 20). */
   maxStreamsPerIp?: number
+  /** Largest body of a hosted form post, in bytes (default {@link defaultHostedFormLimitBytes}); larger is a 413. */
+  formLimitBytes?: number
   /** Sandbox only: `GET /checkout/sample` creates a session with this and opens its checkout. */
   createSampleSession?: () => Promise<string>
 }
@@ -41,6 +44,7 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
   const pollMs = options.pollMs ?? 1000
   const maxStreams = options.maxStreamsPerIp ?? 20
   const streams = new Map<string, number>()
+  const getClientIp = createClientIpReader(deps.settings.trustedProxies)
   app.onError((error, c) => renderHostedError(c, error))
   app.use(
     '/checkout/*',
@@ -50,6 +54,10 @@ export function createCheckoutRoutes(deps: Deps, options: CheckoutRoutesOptions 
     ),
   )
   app.use('/checkout/*', hostedHeaders)
+  app.use(
+    '/checkout/*',
+    createHostedFormBody({ limitBytes: options.formLimitBytes ?? defaultHostedFormLimitBytes }),
+  )
 
   const createSample = options.createSampleSession
   if (createSample) {
@@ -194,7 +202,9 @@ export function renderHostedError(c: Context<AppEnv>, error: unknown) {
     <HostedLayout title="Payment" nonce={nonce}>
       <section class="card">
         <h1>{mapped.status === 404 ? 'Not found' : 'Something went wrong'}</h1>
-        <p role="alert">{message}</p>
+        <p role="alert" data-error-code={mapped.code}>
+          {message}
+        </p>
       </section>
     </HostedLayout>,
     mapped.status,

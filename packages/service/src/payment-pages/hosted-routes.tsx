@@ -3,7 +3,8 @@ import { z } from '@hono/zod-openapi'
 import { isAppError, parseDecimalAmount } from '@tollgate/core'
 import { type Context, Hono } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import { getClientIp } from '../checkout/client-ip.js'
+import { createClientIpReader } from '../checkout/client-ip.js'
+import { createHostedFormBody, defaultHostedFormLimitBytes } from '../checkout/hosted-form-body.js'
 import { toHostedCsp } from '../checkout/hosted-layout.js'
 import {
   assertSameOrigin,
@@ -39,8 +40,15 @@ export function createHostedPaymentPageRoutes(
 ) {
   const app = new Hono<AppEnv>()
   app.onError((error, c) => renderHostedError(c, error))
-  app.use('/pay/*', createRateLimitMiddleware(options.rateLimiter, getClientIp))
+  app.use(
+    '/pay/*',
+    createRateLimitMiddleware(options.rateLimiter, createClientIpReader(deps.settings.trustedProxies)),
+  )
   app.use('/pay/*', hostedHeaders)
+  app.use(
+    '/pay/*',
+    createHostedFormBody({ limitBytes: options.formLimitBytes ?? defaultHostedFormLimitBytes }),
+  )
 
   const load = async (reference: string) => {
     const row = await findPublicPaymentPage(deps.db, reference)

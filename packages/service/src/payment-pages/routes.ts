@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { AppError } from '@tollgate/core'
 import { authenticateApiKey } from '../auth/authenticate-api-key.js'
-import { getClientIp } from '../checkout/client-ip.js'
+import { createClientIpReader } from '../checkout/client-ip.js'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
 import {
@@ -166,7 +166,11 @@ export function createPaymentPageRoutes(deps: Deps) {
 export function createPublicPaymentPageRoutes(deps: Deps, rateLimiter: RateLimiter) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   // GET only: other methods on this path fall through to the keyed API (and its per-key limit).
-  app.on('GET', '/payments/pages/:reference/sessions', createRateLimitMiddleware(rateLimiter, getClientIp))
+  app.on(
+    'GET',
+    '/payments/pages/:reference/sessions',
+    createRateLimitMiddleware(rateLimiter, createClientIpReader(deps.settings.trustedProxies)),
+  )
   app.on('GET', '/payments/pages/:reference/sessions', createUrlTextGuard())
   return app.openapi(publicRoute, async (c) => {
     const key = c.req.header('x-api-key')

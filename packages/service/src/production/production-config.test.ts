@@ -105,4 +105,13 @@ describe('parseProductionConfig', () => {
   ])('behavior: %s is refused naming the field', (_name, json, vars, issues) => {
     expect(issuesOf(json, vars)).toEqual(issues)
   })
+
+  test('trustedProxies: none by default; addresses and CIDR ranges accepted, anything else refused by index', () => {
+    expect(parseProductionConfig(file, env).trustedProxies).toEqual([])
+    const config = parseProductionConfig({ ...file, trustedProxies: ['10.0.0.0/8', '::1'] }, env)
+    expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1'])
+    expect(issuesOf({ ...file, trustedProxies: ['10.0.0.1', 'proxy.internal'] }, env)).toHaveProperty(
+      'trustedProxies.1',
+    )
+  })
 })

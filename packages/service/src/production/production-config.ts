@@ -1,5 +1,6 @@
 import { AppError } from '@tollgate/core'
 import { z } from 'zod'
+import { isProxyRange } from '../checkout/client-ip.js'
 import type { RailsNetwork } from '../rails/chains/create-chain-registry.js'
 import { chainTable } from '../reference/chains.js'
 
@@ -31,6 +32,14 @@ export const ProductionConfigFile = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   /** Public base URL of this server: hosted checkout and payment page URLs start with it. */
   publicBaseUrl: z.url(),
+  /**
+   * Addresses or CIDR ranges of the reverse proxies in front of the server; `X-Forwarded-For` is
+   * believed only from them (default none: the socket address is the client; docs/security.md).
+   */
+  trustedProxies: z
+    .array(z.string().refine(isProxyRange, 'an IP address or CIDR range (10.0.0.0/8)'))
+    .max(100)
+    .default([]),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   rateLimitPerMinute: z.number().int().min(1).default(600),
   /** false when separate `tollgate worker` processes run the jobs (docs/jobs.md). */

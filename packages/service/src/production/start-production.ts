@@ -68,6 +68,7 @@ export async function startProduction(
       settings: createDefaultSettings({
         publicBaseUrl: config.publicBaseUrl.replace(/\/+$/, ''),
         allowLoopbackWebhooks: false,
+        trustedProxies: config.trustedProxies,
         webhookRetryDelaysMs: {
           live: config.webhooks.retryDelaysMs ?? liveWebhookRetryDelaysMs,
           test: sandboxWebhookRetryDelaysMs,

@@ -45,6 +45,7 @@ export async function runSandboxCommand(
     ...(startDevnet ? { startDevnet: () => startDevnet(options.devnet ?? {}) } : {}),
     logger,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    trustedProxies: env.TOLLGATE_TRUSTED_PROXIES,
     createFacilitator: createSandboxFacilitator,
     runJobs: env.TOLLGATE_IN_PROCESS_JOBS,
     mounts: createX402Mounts,

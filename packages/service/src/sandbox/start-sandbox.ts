@@ -81,6 +81,8 @@ export type StartSandboxOptions = {
    */
   devnet?: { forks?: readonly EvmFork[]; fund?: readonly `0x${string}`[] }
   rateLimitPerMinute?: number
+  /** Reverse proxies whose `X-Forwarded-For` the hosted pages' per-IP limits believe (default none). */
+  trustedProxies?: string[]
   /** Builds the in-process x402 facilitator (the merchant API's /x402 routes and the mounts use it). */
   createFacilitator?: (
     context: Pick<SandboxContext, 'deps' | 'devnet'>,
@@ -146,7 +148,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       pollIntervalMs: options.watcherIntervalMs ?? 250,
     })
     // The public base URL is known once the server listens; settings are completed below.
-    const deps: Deps = { ...base, rails, settings: createDefaultSettings() }
+    const deps: Deps = {
+      ...base,
+      rails,
+      settings: createDefaultSettings({ trustedProxies: options.trustedProxies ?? [] }),
+    }
     // Incoming crypto to deposit addresses and NGN into virtual accounts become deposits.
     const unsubscribeDeposits = subscribeDeposits(deps)
     stops.push(async () => unsubscribeDeposits())
