@@ -53,6 +53,20 @@ describe('parseProductionConfig', () => {
     })
   })
 
+  test('behavior: the facilitator URL is https or loopback http; its token comes from the named variable', () => {
+    const withToken = parseProductionConfig(
+      { ...file, facilitatorUrl: 'https://f.example/x402', facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
+      { ...env, FACILITATOR_TOKEN: ' tok ' },
+    )
+    expect(withToken).toMatchObject({ facilitatorUrl: 'https://f.example/x402', facilitatorToken: 'tok' })
+    expect(withToken).not.toHaveProperty('facilitatorTokenEnv')
+    for (const url of ['http://127.0.0.1:4021', 'http://localhost:4021/f', 'http://[::1]:4021']) {
+      const config = parseProductionConfig({ ...file, facilitatorUrl: url }, env)
+      expect(config.facilitatorUrl).toBe(url)
+      expect(config.facilitatorToken).toBeUndefined()
+    }
+  })
+
   test.each([
     ['a missing DATABASE_URL', file, { ...env, DATABASE_URL: undefined }, { 'env.DATABASE_URL': 'required' }],
     [
@@ -95,6 +109,30 @@ describe('parseProductionConfig', () => {
       {
         'env.TOLLGATE_FEE_PAYER_KEYS': 'comma-separated 0x-prefixed 32-byte hex private keys',
       },
+    ],
+    [
+      'a plain-http facilitator URL on a public host',
+      { ...file, facilitatorUrl: 'http://facilitator.example.com' },
+      env,
+      { facilitatorUrl: expect.stringContaining('must be https') },
+    ],
+    [
+      'a plain-http facilitator URL on a private address',
+      { ...file, facilitatorUrl: 'http://10.0.0.7:4021' },
+      env,
+      { facilitatorUrl: expect.stringContaining('must be https') },
+    ],
+    [
+      'an unset facilitatorTokenEnv',
+      { ...file, facilitatorUrl: 'https://f.example', facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
+      env,
+      { facilitatorTokenEnv: 'environment variable FACILITATOR_TOKEN is not set' },
+    ],
+    [
+      'a facilitatorTokenEnv without facilitatorUrl',
+      { ...file, facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
+      { ...env, FACILITATOR_TOKEN: 'tok' },
+      { facilitatorTokenEnv: expect.stringContaining('set facilitatorUrl') },
     ],
     [
       'a zero FX price',

@@ -1,4 +1,5 @@
 import { AppError } from '@tollgate/core'
+import { isLoopbackUrl } from '@tollgate/facilitator'
 import { z } from 'zod'
 import type { RailsNetwork } from '../rails/chains/create-chain-registry.js'
 import { chainTable } from '../reference/chains.js'
@@ -49,8 +50,19 @@ export const ProductionConfigFile = z.strictObject({
     .default({}),
   /** Live networks by CAIP-2 id (the mainnets of the reference table) with their RPC URL. */
   networks: z.record(z.string(), NetworkConfig).default({}),
-  /** An x402 facilitator (POST /verify, /settle) behind the API's /x402 routes; absent: they answer 503. */
-  facilitatorUrl: z.url().optional(),
+  /**
+   * An x402 facilitator (POST /verify, /settle) behind the API's /x402 routes; absent: they answer 503.
+   * https, or plain http to a loopback host only (a facilitator's answers credit merchants).
+   */
+  facilitatorUrl: z
+    .url()
+    .refine(
+      (url) => url.startsWith('https://') || (url.startsWith('http://') && isLoopbackUrl(url)),
+      'must be https (plain http only to a loopback host: localhost, 127.0.0.1, [::1])',
+    )
+    .optional(),
+  /** The environment variable holding the facilitator's bearer token, sent as `Authorization: Bearer …`. */
+  facilitatorTokenEnv: envName.optional(),
   /** FX without a price feed: the USD value of one unit of each currency sessions and swaps may convert. */
   fx: z
     .strictObject({
@@ -95,7 +107,12 @@ export const ProductionEnv = z.object({
 })
 
 /** A validated production configuration, with the secrets and RPC URLs resolved from the environment. */
-export type ProductionConfig = Omit<z.output<typeof ProductionConfigFile>, 'networks'> & {
+export type ProductionConfig = Omit<
+  z.output<typeof ProductionConfigFile>,
+  'networks' | 'facilitatorTokenEnv'
+> & {
+  /** The facilitator's bearer token, read from the variable `facilitatorTokenEnv` names. */
+  facilitatorToken?: string
   databaseUrl: string
   masterSeed: string
   networks: Record<string, RailsNetwork>
@@ -144,6 +161,7 @@ export function parseProductionConfig(
     }
     networks[id] = { rpcUrl, ...(network.assets ? { assets: network.assets } : {}) }
   }
+  const facilitatorToken = readFacilitatorToken(file.data, env, issues)
   if (!file.success || !vars.success || Object.keys(issues).length > 0) {
     const lines = Object.entries(issues).map(([path, message]) => `  ${path}: ${message}`)
     throw new AppError('invalid_config', {
@@ -151,7 +169,7 @@ export function parseProductionConfig(
       message: `invalid production configuration:\n${lines.join('\n')}`,
     })
   }
-  const { networks: _networks, ...rest } = file.data
+  const { networks: _networks, facilitatorTokenEnv: _tokenEnv, ...rest } = file.data
   const { TOLLGATE_TREASURY_KEY: treasury, TOLLGATE_FEE_PAYER_KEYS: feePayers } = vars.data
   return {
     ...rest,
@@ -160,6 +178,7 @@ export function parseProductionConfig(
     databaseUrl: vars.data.DATABASE_URL,
     masterSeed: vars.data.TOLLGATE_MASTER_SEED.replace(/^0x/, ''),
     networks,
+    ...(facilitatorToken ? { facilitatorToken } : {}),
     ...(treasury
       ? {
           operatingKeys: {
@@ -169,4 +188,24 @@ export function parseProductionConfig(
         }
       : {}),
   }
+}
+
+function readFacilitatorToken(
+  file: z.output<typeof ProductionConfigFile> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  issues: Record<string, string>,
+): string | undefined {
+  const name = file?.facilitatorTokenEnv
+  if (name === undefined) {
+    return undefined
+  }
+  if (file?.facilitatorUrl === undefined) {
+    issues.facilitatorTokenEnv = 'set facilitatorUrl too (the token is sent to it)'
+    return undefined
+  }
+  const token = env[name]?.trim()
+  if (!token) {
+    issues.facilitatorTokenEnv = `environment variable ${name} is not set`
+  }
+  return token || undefined
 }

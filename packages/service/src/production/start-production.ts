@@ -1,4 +1,3 @@
-import { createHttpFacilitatorClient } from '@tollgate/middleware'
 import type { Logger } from 'pino'
 import { createApp } from '../app.js'
 import { openDatabase } from '../db/open-database.js'
@@ -16,6 +15,7 @@ import { createReferenceData } from '../reference/reference-data.js'
 import { listen } from '../sandbox/listen.js'
 import { createDefaultSettings, liveWebhookRetryDelaysMs, sandboxWebhookRetryDelaysMs } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import { createProductionFacilitatorClient } from './create-production-facilitator-client.js'
 import { createProductionRails } from './create-production-rails.js'
 import type { ProductionConfig } from './production-config.js'
 
@@ -95,7 +95,12 @@ export async function startProduction(
     const reference = createReferenceData()
     const app = createApp(deps, {
       ...(config.facilitatorUrl
-        ? { facilitator: createHttpFacilitatorClient({ url: config.facilitatorUrl }) }
+        ? {
+            facilitator: createProductionFacilitatorClient({
+              url: config.facilitatorUrl,
+              token: config.facilitatorToken,
+            }),
+          }
         : {}),
       reference,
       gasFeeReaders: createGasFeeReaders(reference),
