@@ -29,6 +29,11 @@ export type ServiceSettings = {
    * Also the longest a key revoked by another process keeps working here.
    */
   apiKeyCacheTtlMs: number
+  /**
+   * Whether `sk_test_` keys authenticate: true in the sandbox; false in production (`tollgate serve`),
+   * where a test key is a 401 `test_key_not_allowed` (docs/security.md "Secrets at rest and environments").
+   */
+  allowTestKeys: boolean
 }
 
 /** Settings of payment sessions. */
@@ -69,6 +74,7 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     deposits: { feeBps: 50 },
     webhookRetryDelaysMs: { live: liveWebhookRetryDelaysMs, test: sandboxWebhookRetryDelaysMs },
     apiKeyCacheTtlMs: 2_000,
+    allowTestKeys: true,
     ...overrides,
   }
 }

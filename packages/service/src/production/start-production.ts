@@ -68,6 +68,7 @@ export async function startProduction(
       settings: createDefaultSettings({
         publicBaseUrl: config.publicBaseUrl.replace(/\/+$/, ''),
         allowLoopbackWebhooks: false,
+        allowTestKeys: false,
         webhookRetryDelaysMs: {
           live: config.webhooks.retryDelaysMs ?? liveWebhookRetryDelaysMs,
           test: sandboxWebhookRetryDelaysMs,
