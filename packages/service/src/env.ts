@@ -9,6 +9,8 @@ export const ServiceEnv = z.object({
   TOLLGATE_MANIFEST: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  // Keys of stored secrets (`tollgate worker` beside `tollgate serve`); unset: the sandbox's, from its master seed.
+  TOLLGATE_SECRET_KEYS: z.string().optional(),
   // `false` when separate `tollgate worker` processes run the jobs (docs/jobs.md).
   TOLLGATE_IN_PROCESS_JOBS: z
     .enum(['true', 'false'])

@@ -33,6 +33,8 @@ declare module '@tollgate/core' {
     customer_email_taken: RequestErrorContext
     /** A `sk_test_` key sent to a server that refuses test keys (`tollgate serve`). */
     test_key_not_allowed: RequestErrorContext
+    /** A stored secret whose key id is not in the keyring, or whose ciphertext does not authenticate. */
+    secret_unreadable: { keyId: string }
   }
 }
 

@@ -10,6 +10,7 @@ import { parseProductionConfig } from './production-config.js'
 const env = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/tollgate',
   TOLLGATE_MASTER_SEED: 'ab'.repeat(64),
+  TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(32)}`,
   FACILITATOR_TOKEN: 'facilitator-secret-token',
 }
 

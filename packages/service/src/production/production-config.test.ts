@@ -5,6 +5,7 @@ import { parseProductionConfig } from './production-config.js'
 const env = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/tollgate',
   TOLLGATE_MASTER_SEED: 'ab'.repeat(64),
+  TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(32)}`,
 }
 const file = { publicBaseUrl: 'https://pay.example.com' }
 
@@ -51,6 +52,15 @@ describe('parseProductionConfig', () => {
     expect(issuesOf(file, { ...env, TOLLGATE_TREASURY_KEY: treasury })).toEqual({
       'env.TOLLGATE_FEE_PAYER_KEYS': expect.stringContaining('together'),
     })
+  })
+
+  test('behavior: TOLLGATE_SECRET_KEYS gives the keyring, the first key current', () => {
+    const config = parseProductionConfig(file, {
+      ...env,
+      TOLLGATE_SECRET_KEYS: `new:${'01'.repeat(32)}, old:${'02'.repeat(32)}`,
+    })
+    expect(config.secretKeyring.currentKeyId).toBe('new')
+    expect([...config.secretKeyring.keys.keys()]).toEqual(['new', 'old'])
   })
 
   test('behavior: the facilitator URL is https or loopback http; its token comes from the named variable', () => {
@@ -133,6 +143,18 @@ describe('parseProductionConfig', () => {
       { ...file, facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
       { ...env, FACILITATOR_TOKEN: 'tok' },
       { facilitatorTokenEnv: expect.stringContaining('set facilitatorUrl') },
+    ],
+    [
+      'a missing TOLLGATE_SECRET_KEYS',
+      file,
+      { ...env, TOLLGATE_SECRET_KEYS: undefined },
+      { 'env.TOLLGATE_SECRET_KEYS': 'required' },
+    ],
+    [
+      'a malformed TOLLGATE_SECRET_KEYS',
+      file,
+      { ...env, TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(16)}` },
+      { 'env.TOLLGATE_SECRET_KEYS': expect.stringContaining('<keyId>:<64 hex digits>') },
     ],
     [
       'a zero FX price',

@@ -1,8 +1,9 @@
-import { AppError } from '@tollgate/core'
+import { AppError, isAppError } from '@tollgate/core'
 import { isLoopbackUrl } from '@tollgate/facilitator'
 import { z } from 'zod'
 import type { RailsNetwork } from '../rails/chains/create-chain-registry.js'
 import { chainTable } from '../reference/chains.js'
+import { parseSecretKeys, type SecretKeyring } from '../secrets/secret-keyring.js'
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const hexKey = /^0x[0-9a-fA-F]{64}$/
@@ -102,6 +103,8 @@ export const ProductionEnv = z.object({
       'comma-separated 0x-prefixed 32-byte hex private keys',
     )
     .optional(),
+  /** Keys of stored secrets: `<keyId>:<64 hex>[,<keyId>:<64 hex>…]`, the first encrypts (docs/security.md). */
+  TOLLGATE_SECRET_KEYS: z.string().min(1),
   PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   HOST: z.string().min(1).optional(),
 })
@@ -115,6 +118,8 @@ export type ProductionConfig = Omit<
   facilitatorToken?: string
   databaseUrl: string
   masterSeed: string
+  /** Encrypts webhook secrets at rest, from `TOLLGATE_SECRET_KEYS`. */
+  secretKeyring: SecretKeyring
   networks: Record<string, RailsNetwork>
   operatingKeys?: { treasury: `0x${string}`; feePayers: `0x${string}`[] }
 }
@@ -162,7 +167,18 @@ export function parseProductionConfig(
     networks[id] = { rpcUrl, ...(network.assets ? { assets: network.assets } : {}) }
   }
   const facilitatorToken = readFacilitatorToken(file.data, env, issues)
-  if (!file.success || !vars.success || Object.keys(issues).length > 0) {
+  let secretKeyring: SecretKeyring | undefined
+  if (vars.success) {
+    try {
+      secretKeyring = parseSecretKeys(vars.data.TOLLGATE_SECRET_KEYS)
+    } catch (error) {
+      if (!isAppError(error, 'invalid_config')) {
+        throw error
+      }
+      Object.assign(issues, error.context.issues)
+    }
+  }
+  if (!file.success || !vars.success || !secretKeyring || Object.keys(issues).length > 0) {
     const lines = Object.entries(issues).map(([path, message]) => `  ${path}: ${message}`)
     throw new AppError('invalid_config', {
       context: { issues },
@@ -177,6 +193,7 @@ export function parseProductionConfig(
     ...(vars.data.HOST === undefined ? {} : { host: vars.data.HOST }),
     databaseUrl: vars.data.DATABASE_URL,
     masterSeed: vars.data.TOLLGATE_MASTER_SEED.replace(/^0x/, ''),
+    secretKeyring,
     networks,
     ...(facilitatorToken ? { facilitatorToken } : {}),
     ...(treasury

@@ -86,6 +86,7 @@ describe.skipIf(!databaseUrl)(
             PATH: process.env.PATH,
             DATABASE_URL: databaseUrl,
             TOLLGATE_MASTER_SEED: 'ab'.repeat(64),
+            TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(32)}`,
             BASE_RPC_URL: network?.rpcUrl,
           },
           stdio: ['ignore', 'pipe', 'pipe'],

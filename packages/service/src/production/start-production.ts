@@ -13,6 +13,7 @@ import { registerSessionHandlers } from '../payments/register-session-handlers.j
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData } from '../reference/reference-data.js'
 import { listen } from '../sandbox/listen.js'
+import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
 import { createDefaultSettings, liveWebhookRetryDelaysMs, sandboxWebhookRetryDelaysMs } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
 import { createProductionFacilitatorClient } from './create-production-facilitator-client.js'
@@ -69,12 +70,19 @@ export async function startProduction(
         publicBaseUrl: config.publicBaseUrl.replace(/\/+$/, ''),
         allowLoopbackWebhooks: false,
         allowTestKeys: false,
+        secretKeyring: config.secretKeyring,
         webhookRetryDelaysMs: {
           live: config.webhooks.retryDelaysMs ?? liveWebhookRetryDelaysMs,
           test: sandboxWebhookRetryDelaysMs,
         },
       }),
     }
+    progress('encrypting webhook secrets stored in clear or under a retired key')
+    const resealed = await resealStoredSecrets(deps)
+    logger.info(
+      { resealed, keyId: config.secretKeyring.currentKeyId },
+      'stored secrets under the current key',
+    )
     const unsubscribeDeposits = subscribeDeposits(deps)
     stops.push(async () => unsubscribeDeposits())
     const metrics = createHttpMetrics()
