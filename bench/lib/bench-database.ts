@@ -8,6 +8,7 @@ import {
   createLogger,
   createRails,
   type Deps,
+  deriveSandboxSecretKeyring,
   type OpenedDatabase,
   openDatabase,
   systemClock,
@@ -66,5 +67,7 @@ export function createBenchDeps(
     ids: createIdGenerator(),
     logger: createLogger({ level: options.logLevel ?? 'silent' }),
   }
-  return { ...base, rails: createRails(base), settings: createDefaultSettings() }
+  // One fixed keyring, so worker processes read the webhook secrets the parent stored.
+  const secretKeyring = deriveSandboxSecretKeyring('00'.repeat(64))
+  return { ...base, rails: createRails(base), settings: createDefaultSettings({ secretKeyring }) }
 }

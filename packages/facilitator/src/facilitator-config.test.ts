@@ -58,7 +58,7 @@ describe('parseFacilitatorConfig', () => {
     const config = parseFacilitatorConfig(file, env)
     expect(config).toMatchObject({
       port: 4100,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       authToken: 'tok',
       dataDir: '.tollgate/facilitator',
       databaseSchema: 'public',
@@ -149,6 +149,22 @@ describe('parseFacilitatorConfig', () => {
     expect(issues).toEqual({
       'networks.eip155:31337.assets': 'no known assets on eip155:31337; list the allowlisted assets',
     })
+  })
+
+  test('behavior: listening beyond loopback without a token is refused, naming authTokenEnv', () => {
+    const { authTokenEnv: _token, ...open } = file
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'facilitator.internal']) {
+      expect(getIssues({ ...open, host })).toEqual({
+        authTokenEnv: expect.stringContaining(`required when host (${host}) is not loopback`),
+      })
+    }
+    expect(() => parseFacilitatorConfig({ ...open, host: '0.0.0.0' }, env)).toThrow(/authTokenEnv: required/)
+    // With a token any host is fine; without one, loopback (and the default host) still starts.
+    expect(parseFacilitatorConfig({ ...file, host: '0.0.0.0' }, env).host).toBe('0.0.0.0')
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) {
+      expect(parseFacilitatorConfig({ ...open, host }, env).authToken).toBeUndefined()
+    }
+    expect(parseFacilitatorConfig(open, env).host).toBe('127.0.0.1')
   })
 
   test('behavior: the error message lists every issue', () => {

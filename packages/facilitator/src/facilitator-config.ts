@@ -10,6 +10,7 @@ import {
 } from '@tollgate/core'
 import { z } from 'zod'
 import './errors.js'
+import { isLoopbackHost } from './is-loopback-host.js'
 
 const EnvName = z
   .string()
@@ -72,8 +73,14 @@ const SolanaOptions = z.strictObject({
 /** The JSON file `tollgate-facilitator --config` reads (secrets are env var names, never values). */
 export const FacilitatorConfigFile = z.strictObject({
   port: z.number().int().min(0).max(65_535).default(4021),
-  host: z.string().min(1).default('0.0.0.0'),
-  authTokenEnv: EnvName.optional().describe('env var with the bearer token callers must send'),
+  host: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('listen address; beyond loopback only with authTokenEnv'),
+  authTokenEnv: EnvName.optional().describe(
+    'env var with the bearer token callers must send; required when host is not loopback',
+  ),
   databaseUrlEnv: EnvName.optional().describe('env var with a PostgreSQL URL; else PGlite in dataDir'),
   databaseSchema: z
     .string()
@@ -146,6 +153,10 @@ export function parseFacilitatorConfig(
     return value || undefined
   }
   const authToken = read('authTokenEnv', authTokenEnv)
+  const exposure = describeOpenExposure(rest.host, authTokenEnv !== undefined)
+  if (exposure) {
+    issues.authTokenEnv = exposure
+  }
   const databaseUrl = read('databaseUrlEnv', databaseUrlEnv)
   const settings = Object.entries(networks).map(([id, config]) =>
     toNetworkSettings(id as Network, config, read, issues),
@@ -162,6 +173,18 @@ export function parseFacilitatorConfig(
     ...(databaseUrl ? { databaseUrl } : {}),
     networks: settings,
   }
+}
+
+/**
+ * Why a facilitator listening on `host` without a token is refused (an open `/settle` on a reachable
+ * port lets anyone spend the relayer's gas), or `undefined` when it may start: a token is set, or
+ * the host is loopback (the quickstart and the sandbox).
+ */
+export function describeOpenExposure(host: string, hasToken: boolean): string | undefined {
+  if (hasToken || isLoopbackHost(host)) {
+    return undefined
+  }
+  return `required when host (${host}) is not loopback: without a bearer token anyone who reaches the port can settle and spend the relayer's gas; set authTokenEnv or listen on 127.0.0.1`
 }
 
 function toNetworkSettings(

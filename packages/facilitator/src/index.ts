@@ -31,6 +31,8 @@ export type {
 export { createFacilitatorMetrics } from './facilitator-metrics.js'
 export { getSettlementFingerprint } from './get-settlement-fingerprint.js'
 export { getSupported } from './get-supported.js'
+export { isLoopbackHost } from './is-loopback-host.js'
+export { isLoopbackUrl } from './is-loopback-url.js'
 export type { DataDirectoryLock } from './lock-data-directory.js'
 export { DATA_DIRECTORY_LOCK_FILE, lockDataDirectory } from './lock-data-directory.js'
 export type { Logger } from './logger.js'

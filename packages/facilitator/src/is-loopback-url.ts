@@ -1,3 +1,5 @@
+import { isLoopbackHost } from './is-loopback-host.js'
+
 /**
  * Whether `url` names this machine by a loopback host (`localhost`, `127.x.y.z`, `[::1]`).
  *
@@ -14,5 +16,5 @@ export function isLoopbackUrl(url: string): boolean {
   } catch {
     return false
   }
-  return host === 'localhost' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host)
+  return isLoopbackHost(host)
 }

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { AppError } from '@tollgate/core'
 import { createFacilitator, type Facilitator } from './create-facilitator.js'
 import { createFacilitatorListener } from './create-facilitator-listener.js'
 import { createSchemesFromConfig } from './create-schemes-from-config.js'
-import type { FacilitatorConfig } from './facilitator-config.js'
+import { describeOpenExposure, type FacilitatorConfig } from './facilitator-config.js'
 import { type Logger, silentLogger } from './logger.js'
 import { openSettlementDatabase } from './open-settlement-database.js'
 import { createPostgresSettlementStore } from './postgres-settlement-store.js'
@@ -28,6 +29,13 @@ export async function startFacilitatorServer(
   options: { logger?: Logger } = {},
 ): Promise<FacilitatorServer> {
   const logger = options.logger ?? silentLogger
+  const exposure = describeOpenExposure(config.host, config.authToken !== undefined)
+  if (exposure) {
+    throw new AppError('invalid_config', {
+      context: { issues: { authTokenEnv: exposure } },
+      message: `invalid facilitator configuration:\n  authTokenEnv: ${exposure}`,
+    })
+  }
   const db = await openSettlementDatabase({
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }),
     onPoolError: (error) => logger.warn({ err: error }, 'idle database connection failed'),

@@ -21,6 +21,8 @@ export const ServiceEnv = z.object({
         .filter((range) => range !== ''),
     )
     .refine((ranges) => ranges.every(isProxyRange), 'comma-separated IP addresses or CIDR ranges'),
+  // Keys of stored secrets (`tollgate worker` beside `tollgate serve`); unset: the sandbox's, from its master seed.
+  TOLLGATE_SECRET_KEYS: z.string().optional(),
   // `false` when separate `tollgate worker` processes run the jobs (docs/jobs.md).
   TOLLGATE_IN_PROCESS_JOBS: z
     .enum(['true', 'false'])

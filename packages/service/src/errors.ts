@@ -31,6 +31,10 @@ declare module '@tollgate/core' {
     otp_required: RequestErrorContext
     invalid_session_state: RequestErrorContext
     customer_email_taken: RequestErrorContext
+    /** A `sk_test_` key sent to a server that refuses test keys (`tollgate serve`). */
+    test_key_not_allowed: RequestErrorContext
+    /** A stored secret whose key id is not in the keyring, or whose ciphertext does not authenticate. */
+    secret_unreadable: { keyId: string }
   }
 }
 
@@ -46,6 +50,7 @@ const as = (status: ContentfulStatusCode, wire: string): HttpErrorMapping => ({ 
  */
 export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> = {
   unauthorized: as(401, 'unauthorized'),
+  test_key_not_allowed: as(401, 'test_key_not_allowed'),
   forbidden: as(403, 'forbidden'),
   not_found: as(404, 'not_found'),
   validation_error: as(400, 'validation_error'),

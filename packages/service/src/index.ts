@@ -174,6 +174,15 @@ export type { SandboxManifest } from './sandbox/sandbox-manifest.js'
 export { sandboxPayoutAccounts, sandboxPayoutHolder } from './sandbox/sandbox-payout-accounts.js'
 export type { Sandbox, SandboxContext, SandboxMount, StartSandboxOptions } from './sandbox/start-sandbox.js'
 export { startSandbox } from './sandbox/start-sandbox.js'
+export { loadSecretKeyring } from './secrets/load-secret-keyring.js'
+export { resealStoredSecrets } from './secrets/reseal-stored-secrets.js'
+export { getSealingKeyId, openSecret, sealSecret } from './secrets/seal-secret.js'
+export type { SecretKeyring } from './secrets/secret-keyring.js'
+export {
+  deriveSandboxSecretKeyring,
+  generateSecretKeyring,
+  parseSecretKeys,
+} from './secrets/secret-keyring.js'
 export type { ServiceSettings } from './settings.js'
 export { createDefaultSettings } from './settings.js'
 export { createSwapQuotation, getSwapQuotation, swapQuotationTtlMs } from './swaps/create-swap-quotation.js'

@@ -145,6 +145,8 @@ describeEachDatabase('tollgate CLI', (getDb, _engine, getOpened) => {
         out: () => {},
         err: (text) => err.push(text),
         signal: controller.signal,
+        // The keyring the endpoint's secret was stored under (TOLLGATE_SECRET_KEYS in production).
+        secretKeyring: async () => deps.settings.secretKeyring,
       })
       await vi.waitFor(
         () => expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId]),

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { isAppError } from '@tollgate/core'
+import { AppError, isAppError } from '@tollgate/core'
 import { createApiKey } from './auth/create-api-key.js'
 import { listApiKeys } from './auth/list-api-keys.js'
 import { revokeApiKey } from './auth/revoke-api-key.js'
@@ -13,6 +13,7 @@ import { createMerchant } from './merchants/create-merchant.js'
 import { listMerchants } from './merchants/list-merchants.js'
 import { setPayoutDailyLimit, verifyMerchant } from './merchants/verify-merchant.js'
 import { fundBalance, type SandboxCurrency, sandboxCurrencyScales } from './sandbox/fund-sandbox-merchant.js'
+import type { SecretKeyring } from './secrets/secret-keyring.js'
 import { forwardEvents } from './webhooks/forward-events.js'
 
 /**
@@ -28,6 +29,8 @@ export type CliIo = {
   /** The sandbox manifest `listen` reads (default `.tollgate/sandbox.json`). */
   manifestPath?: string
   fetch?: (url: string, init: RequestInit) => Promise<Response>
+  /** The keys of stored secrets `worker` signs webhooks with (`loadSecretKeyring`); required by `worker`. */
+  secretKeyring?: () => Promise<SecretKeyring>
 }
 
 /** An admin command (`merchants create`, `keys list`, `balances`, …) with its parsed arguments. */
@@ -134,7 +137,19 @@ export async function runWorkerCommand(io: CliIo): Promise<number> {
       if (database.engine === 'pglite') {
         io.err('worker: on PGlite the sandbox must not be running (one process per data directory)')
       }
-      await runWorker({ database, logger: createLogger(), stopped: whenAborted(io.signal) })
+      if (!io.secretKeyring) {
+        throw new AppError('invalid_config', {
+          context: { issues: { secretKeyring: 'required' } },
+          message: 'worker: no keyring for stored secrets (TOLLGATE_SECRET_KEYS or the sandbox master seed)',
+        })
+      }
+      const secretKeyring = await io.secretKeyring()
+      await runWorker({
+        database,
+        logger: createLogger(),
+        stopped: whenAborted(io.signal),
+        settings: { secretKeyring },
+      })
     } finally {
       await database.close()
     }

@@ -1,4 +1,5 @@
 import { defaultPayoutSettings, type PayoutSettings } from './payouts/payout-settings.js'
+import { generateSecretKeyring, type SecretKeyring } from './secrets/secret-keyring.js'
 
 /**
  * Service settings a composition root chooses (sandbox defaults here; production reads its config
@@ -34,6 +35,16 @@ export type ServiceSettings = {
    * `X-Forwarded-For` believed for the hosted pages' per-IP limits (default none: the socket address).
    */
   trustedProxies: string[]
+  /**
+   * Whether `sk_test_` keys authenticate: true in the sandbox; false in production (`tollgate serve`),
+   * where a test key is a 401 `test_key_not_allowed` (docs/security.md "Secrets at rest and environments").
+   */
+  allowTestKeys: boolean
+  /**
+   * Keys encrypting webhook secrets at rest (AES-256-GCM): production's `TOLLGATE_SECRET_KEYS`, the
+   * sandbox's derived from its master seed, a random one per process by default (docs/security.md).
+   */
+  secretKeyring: SecretKeyring
 }
 
 /** Settings of payment sessions. */
@@ -75,6 +86,8 @@ export function createDefaultSettings(overrides: Partial<ServiceSettings> = {}):
     webhookRetryDelaysMs: { live: liveWebhookRetryDelaysMs, test: sandboxWebhookRetryDelaysMs },
     apiKeyCacheTtlMs: 2_000,
     trustedProxies: [],
+    allowTestKeys: true,
+    secretKeyring: generateSecretKeyring(),
     ...overrides,
   }
 }

@@ -9,7 +9,7 @@ const databaseHelp =
   '(database: DATABASE_URL, else the PGlite directory TOLLGATE_DATA_DIR; with PGlite stop the sandbox first)'
 
 async function toServiceIo({ io }: TollgateContext): Promise<CliIo> {
-  const { openDatabase, parseServiceEnv } = await import('@tollgate/service')
+  const { loadSecretKeyring, openDatabase, parseServiceEnv } = await import('@tollgate/service')
   const env = parseServiceEnv(io.env)
   return {
     openDatabase: () => openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TOLLGATE_DATA_DIR }),
@@ -18,6 +18,8 @@ async function toServiceIo({ io }: TollgateContext): Promise<CliIo> {
     signal: io.signal,
     manifestPath: env.TOLLGATE_MANIFEST ?? join(dirname(env.TOLLGATE_DATA_DIR), 'sandbox.json'),
     fetch: (url, init) => io.fetch(url, init),
+    secretKeyring: () =>
+      loadSecretKeyring({ secretKeys: env.TOLLGATE_SECRET_KEYS, dataDir: env.TOLLGATE_DATA_DIR }),
   }
 }
 

@@ -60,6 +60,19 @@ describeEachDatabase(
       }
       expect(keyLookups()).toBe(3)
     })
+
+    test('behavior: where test keys are refused (tollgate serve) a sk_test_ key is a 401 test_key_not_allowed before any lookup; live keys work', async () => {
+      const h = await createHarness(getDb(), { settings: { allowTestKeys: false } })
+      statements.length = 0
+      const res = await h.request('/api/v1/balance', { key: h.a.testKey })
+      expect(res.status).toBe(401)
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('test_key_not_allowed')
+      expect(keyLookups()).toBe(0)
+      expect((await h.request('/api/v1/balance', { key: h.a.liveKey })).status).toBe(200)
+      // The sandbox default accepts both.
+      const sandbox = await createHarness(getDb())
+      expect((await sandbox.request('/api/v1/balance', { key: sandbox.a.testKey })).status).toBe(200)
+    })
   },
   { onQuery: (sql) => statements.push(sql) },
 )

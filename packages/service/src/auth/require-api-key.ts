@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache'
 import type { Deps } from '../deps.js'
 import type { ApiKeyAuth, AppEnv } from '../http/app-env.js'
 import { hashApiKey } from './api-key.js'
+import { assertKeyEnvironmentAllowed } from './assert-key-environment-allowed.js'
 import { authenticateApiKey } from './authenticate-api-key.js'
 
 /** Most authenticated keys one process remembers; the least recently used is dropped beyond it. */
@@ -31,6 +32,7 @@ export function requireApiKey(deps: Pick<Deps, 'db' | 'settings' | 'clock'>): Mi
     if (!key) {
       throw new AppError('unauthorized', { message: 'Missing API key: send it in the x-api-key header' })
     }
+    assertKeyEnvironmentAllowed(deps.settings, key)
     const hash = cache ? hashApiKey(key) : ''
     let auth = cache?.get(hash)
     if (!auth) {

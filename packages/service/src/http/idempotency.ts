@@ -3,6 +3,7 @@ import { AppError, isAppError } from '@tollgate/core'
 import type { MiddlewareHandler } from 'hono'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from './app-env.js'
+import { withholdSecrets } from './withhold-secrets.js'
 
 /** Options of {@link createIdempotencyMiddleware}: key lifetime and how long an unfinished claim blocks (ms). */
 export type IdempotencyOptions = { ttlMs?: number; lockTimeoutMs?: number }
@@ -65,7 +66,8 @@ export function createIdempotencyMiddleware(
       await releaseClaim(deps, where)
       return
     }
-    const body = await c.res.clone().text()
+    // A secret shown once (a webhook secret) is never kept: the replay answers without it.
+    const body = withholdSecrets(await c.res.clone().text())
     await deps.db
       .updateTable('idempotency_keys')
       .set({ state: 'completed', response_status: c.res.status, response_body: body })

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { AppError } from '@tollgate/core'
+import { assertKeyEnvironmentAllowed } from '../auth/assert-key-environment-allowed.js'
 import { authenticateApiKey } from '../auth/authenticate-api-key.js'
 import { createClientIpReader } from '../checkout/client-ip.js'
 import type { Deps } from '../deps.js'
@@ -174,6 +175,9 @@ export function createPublicPaymentPageRoutes(deps: Deps, rateLimiter: RateLimit
   app.on('GET', '/payments/pages/:reference/sessions', createUrlTextGuard())
   return app.openapi(publicRoute, async (c) => {
     const key = c.req.header('x-api-key')
+    if (key !== undefined) {
+      assertKeyEnvironmentAllowed(deps.settings, key)
+    }
     if (key !== undefined && !(await authenticateApiKey(deps, key))) {
       throw new AppError('unauthorized', { message: 'Invalid or revoked API key' })
     }

@@ -5,6 +5,7 @@ import { parseProductionConfig } from './production-config.js'
 const env = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/tollgate',
   TOLLGATE_MASTER_SEED: 'ab'.repeat(64),
+  TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(32)}`,
 }
 const file = { publicBaseUrl: 'https://pay.example.com' }
 
@@ -53,6 +54,29 @@ describe('parseProductionConfig', () => {
     })
   })
 
+  test('behavior: TOLLGATE_SECRET_KEYS gives the keyring, the first key current', () => {
+    const config = parseProductionConfig(file, {
+      ...env,
+      TOLLGATE_SECRET_KEYS: `new:${'01'.repeat(32)}, old:${'02'.repeat(32)}`,
+    })
+    expect(config.secretKeyring.currentKeyId).toBe('new')
+    expect([...config.secretKeyring.keys.keys()]).toEqual(['new', 'old'])
+  })
+
+  test('behavior: the facilitator URL is https or loopback http; its token comes from the named variable', () => {
+    const withToken = parseProductionConfig(
+      { ...file, facilitatorUrl: 'https://f.example/x402', facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
+      { ...env, FACILITATOR_TOKEN: ' tok ' },
+    )
+    expect(withToken).toMatchObject({ facilitatorUrl: 'https://f.example/x402', facilitatorToken: 'tok' })
+    expect(withToken).not.toHaveProperty('facilitatorTokenEnv')
+    for (const url of ['http://127.0.0.1:4021', 'http://localhost:4021/f', 'http://[::1]:4021']) {
+      const config = parseProductionConfig({ ...file, facilitatorUrl: url }, env)
+      expect(config.facilitatorUrl).toBe(url)
+      expect(config.facilitatorToken).toBeUndefined()
+    }
+  })
+
   test.each([
     ['a missing DATABASE_URL', file, { ...env, DATABASE_URL: undefined }, { 'env.DATABASE_URL': 'required' }],
     [
@@ -95,6 +119,42 @@ describe('parseProductionConfig', () => {
       {
         'env.TOLLGATE_FEE_PAYER_KEYS': 'comma-separated 0x-prefixed 32-byte hex private keys',
       },
+    ],
+    [
+      'a plain-http facilitator URL on a public host',
+      { ...file, facilitatorUrl: 'http://facilitator.example.com' },
+      env,
+      { facilitatorUrl: expect.stringContaining('must be https') },
+    ],
+    [
+      'a plain-http facilitator URL on a private address',
+      { ...file, facilitatorUrl: 'http://10.0.0.7:4021' },
+      env,
+      { facilitatorUrl: expect.stringContaining('must be https') },
+    ],
+    [
+      'an unset facilitatorTokenEnv',
+      { ...file, facilitatorUrl: 'https://f.example', facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
+      env,
+      { facilitatorTokenEnv: 'environment variable FACILITATOR_TOKEN is not set' },
+    ],
+    [
+      'a facilitatorTokenEnv without facilitatorUrl',
+      { ...file, facilitatorTokenEnv: 'FACILITATOR_TOKEN' },
+      { ...env, FACILITATOR_TOKEN: 'tok' },
+      { facilitatorTokenEnv: expect.stringContaining('set facilitatorUrl') },
+    ],
+    [
+      'a missing TOLLGATE_SECRET_KEYS',
+      file,
+      { ...env, TOLLGATE_SECRET_KEYS: undefined },
+      { 'env.TOLLGATE_SECRET_KEYS': 'required' },
+    ],
+    [
+      'a malformed TOLLGATE_SECRET_KEYS',
+      file,
+      { ...env, TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(16)}` },
+      { 'env.TOLLGATE_SECRET_KEYS': expect.stringContaining('<keyId>:<64 hex digits>') },
     ],
     [
       'a zero FX price',

@@ -1,8 +1,10 @@
-import { AppError } from '@tollgate/core'
+import { AppError, isAppError } from '@tollgate/core'
+import { isLoopbackUrl } from '@tollgate/facilitator'
 import { z } from 'zod'
 import { isProxyRange } from '../checkout/client-ip.js'
 import type { RailsNetwork } from '../rails/chains/create-chain-registry.js'
 import { chainTable } from '../reference/chains.js'
+import { parseSecretKeys, type SecretKeyring } from '../secrets/secret-keyring.js'
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
 const hexKey = /^0x[0-9a-fA-F]{64}$/
@@ -58,8 +60,19 @@ export const ProductionConfigFile = z.strictObject({
     .default({}),
   /** Live networks by CAIP-2 id (the mainnets of the reference table) with their RPC URL. */
   networks: z.record(z.string(), NetworkConfig).default({}),
-  /** An x402 facilitator (POST /verify, /settle) behind the API's /x402 routes; absent: they answer 503. */
-  facilitatorUrl: z.url().optional(),
+  /**
+   * An x402 facilitator (POST /verify, /settle) behind the API's /x402 routes; absent: they answer 503.
+   * https, or plain http to a loopback host only (a facilitator's answers credit merchants).
+   */
+  facilitatorUrl: z
+    .url()
+    .refine(
+      (url) => url.startsWith('https://') || (url.startsWith('http://') && isLoopbackUrl(url)),
+      'must be https (plain http only to a loopback host: localhost, 127.0.0.1, [::1])',
+    )
+    .optional(),
+  /** The environment variable holding the facilitator's bearer token, sent as `Authorization: Bearer …`. */
+  facilitatorTokenEnv: envName.optional(),
   /** FX without a price feed: the USD value of one unit of each currency sessions and swaps may convert. */
   fx: z
     .strictObject({
@@ -99,14 +112,23 @@ export const ProductionEnv = z.object({
       'comma-separated 0x-prefixed 32-byte hex private keys',
     )
     .optional(),
+  /** Keys of stored secrets: `<keyId>:<64 hex>[,<keyId>:<64 hex>…]`, the first encrypts (docs/security.md). */
+  TOLLGATE_SECRET_KEYS: z.string().min(1),
   PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   HOST: z.string().min(1).optional(),
 })
 
 /** A validated production configuration, with the secrets and RPC URLs resolved from the environment. */
-export type ProductionConfig = Omit<z.output<typeof ProductionConfigFile>, 'networks'> & {
+export type ProductionConfig = Omit<
+  z.output<typeof ProductionConfigFile>,
+  'networks' | 'facilitatorTokenEnv'
+> & {
+  /** The facilitator's bearer token, read from the variable `facilitatorTokenEnv` names. */
+  facilitatorToken?: string
   databaseUrl: string
   masterSeed: string
+  /** Encrypts webhook secrets at rest, from `TOLLGATE_SECRET_KEYS`. */
+  secretKeyring: SecretKeyring
   networks: Record<string, RailsNetwork>
   operatingKeys?: { treasury: `0x${string}`; feePayers: `0x${string}`[] }
 }
@@ -153,14 +175,26 @@ export function parseProductionConfig(
     }
     networks[id] = { rpcUrl, ...(network.assets ? { assets: network.assets } : {}) }
   }
-  if (!file.success || !vars.success || Object.keys(issues).length > 0) {
+  const facilitatorToken = readFacilitatorToken(file.data, env, issues)
+  let secretKeyring: SecretKeyring | undefined
+  if (vars.success) {
+    try {
+      secretKeyring = parseSecretKeys(vars.data.TOLLGATE_SECRET_KEYS)
+    } catch (error) {
+      if (!isAppError(error, 'invalid_config')) {
+        throw error
+      }
+      Object.assign(issues, error.context.issues)
+    }
+  }
+  if (!file.success || !vars.success || !secretKeyring || Object.keys(issues).length > 0) {
     const lines = Object.entries(issues).map(([path, message]) => `  ${path}: ${message}`)
     throw new AppError('invalid_config', {
       context: { issues },
       message: `invalid production configuration:\n${lines.join('\n')}`,
     })
   }
-  const { networks: _networks, ...rest } = file.data
+  const { networks: _networks, facilitatorTokenEnv: _tokenEnv, ...rest } = file.data
   const { TOLLGATE_TREASURY_KEY: treasury, TOLLGATE_FEE_PAYER_KEYS: feePayers } = vars.data
   return {
     ...rest,
@@ -168,7 +202,9 @@ export function parseProductionConfig(
     ...(vars.data.HOST === undefined ? {} : { host: vars.data.HOST }),
     databaseUrl: vars.data.DATABASE_URL,
     masterSeed: vars.data.TOLLGATE_MASTER_SEED.replace(/^0x/, ''),
+    secretKeyring,
     networks,
+    ...(facilitatorToken ? { facilitatorToken } : {}),
     ...(treasury
       ? {
           operatingKeys: {
@@ -178,4 +214,24 @@ export function parseProductionConfig(
         }
       : {}),
   }
+}
+
+function readFacilitatorToken(
+  file: z.output<typeof ProductionConfigFile> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  issues: Record<string, string>,
+): string | undefined {
+  const name = file?.facilitatorTokenEnv
+  if (name === undefined) {
+    return undefined
+  }
+  if (file?.facilitatorUrl === undefined) {
+    issues.facilitatorTokenEnv = 'set facilitatorUrl too (the token is sent to it)'
+    return undefined
+  }
+  const token = env[name]?.trim()
+  if (!token) {
+    issues.facilitatorTokenEnv = `environment variable ${name} is not set`
+  }
+  return token || undefined
 }

@@ -86,6 +86,7 @@ describe.skipIf(!databaseUrl)(
             PATH: process.env.PATH,
             DATABASE_URL: databaseUrl,
             TOLLGATE_MASTER_SEED: 'ab'.repeat(64),
+            TOLLGATE_SECRET_KEYS: `k1:${'cd'.repeat(32)}`,
             BASE_RPC_URL: network?.rpcUrl,
           },
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -151,15 +152,21 @@ describe.skipIf(!databaseUrl)(
       expect(row).toEqual({ environment: 'live', network: liveBase })
     })
 
-    test('behavior: the sandbox routes are absent (404) for live and test keys alike, and there is no sandbox home', async () => {
-      for (const key of [liveKey, testKey]) {
-        const res = await api('/api/v1/sandbox/fund', key, {
-          method: 'POST',
-          body: JSON.stringify({ currency: 'USDC', amount: '1' }),
-        })
-        expect(res.status).toBe(404)
-      }
+    test('behavior: the sandbox routes are absent (404) for a live key, and there is no sandbox home', async () => {
+      const res = await api('/api/v1/sandbox/fund', liveKey, {
+        method: 'POST',
+        body: JSON.stringify({ currency: 'USDC', amount: '1' }),
+      })
+      expect(res.status).toBe(404)
       expect((await fetch(`${url}/`)).status).toBe(404)
+    })
+
+    test('behavior: a sandbox key (sk_test_) of an existing merchant is refused with 401 test_key_not_allowed', async () => {
+      for (const path of ['/api/v1/balance', '/api/v1/sandbox/fund']) {
+        const res = await api(path, testKey)
+        expect(res.status).toBe(401)
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('test_key_not_allowed')
+      }
     })
   },
 )

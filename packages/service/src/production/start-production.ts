@@ -1,4 +1,3 @@
-import { createHttpFacilitatorClient } from '@tollgate/middleware'
 import type { Logger } from 'pino'
 import { createApp } from '../app.js'
 import { openDatabase } from '../db/open-database.js'
@@ -14,8 +13,10 @@ import { registerSessionHandlers } from '../payments/register-session-handlers.j
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData } from '../reference/reference-data.js'
 import { listen } from '../sandbox/listen.js'
+import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
 import { createDefaultSettings, liveWebhookRetryDelaysMs, sandboxWebhookRetryDelaysMs } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import { createProductionFacilitatorClient } from './create-production-facilitator-client.js'
 import { createProductionRails } from './create-production-rails.js'
 import type { ProductionConfig } from './production-config.js'
 
@@ -69,12 +70,20 @@ export async function startProduction(
         publicBaseUrl: config.publicBaseUrl.replace(/\/+$/, ''),
         allowLoopbackWebhooks: false,
         trustedProxies: config.trustedProxies,
+        allowTestKeys: false,
+        secretKeyring: config.secretKeyring,
         webhookRetryDelaysMs: {
           live: config.webhooks.retryDelaysMs ?? liveWebhookRetryDelaysMs,
           test: sandboxWebhookRetryDelaysMs,
         },
       }),
     }
+    progress('encrypting webhook secrets stored in clear or under a retired key')
+    const resealed = await resealStoredSecrets(deps)
+    logger.info(
+      { resealed, keyId: config.secretKeyring.currentKeyId },
+      'stored secrets under the current key',
+    )
     const unsubscribeDeposits = subscribeDeposits(deps)
     stops.push(async () => unsubscribeDeposits())
     const metrics = createHttpMetrics()
@@ -96,7 +105,12 @@ export async function startProduction(
     const reference = createReferenceData()
     const app = createApp(deps, {
       ...(config.facilitatorUrl
-        ? { facilitator: createHttpFacilitatorClient({ url: config.facilitatorUrl }) }
+        ? {
+            facilitator: createProductionFacilitatorClient({
+              url: config.facilitatorUrl,
+              token: config.facilitatorToken,
+            }),
+          }
         : {}),
       reference,
       gasFeeReaders: createGasFeeReaders(reference),

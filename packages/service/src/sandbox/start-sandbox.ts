@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
 import { AppError } from '@tollgate/core'
@@ -21,6 +20,8 @@ import { registerSessionHandlers } from '../payments/register-session-handlers.j
 import { createRails } from '../rails/create-rails.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
+import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
+import { deriveSandboxSecretKeyring } from '../secrets/secret-keyring.js'
 import { createDefaultSettings } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
 import type { SandboxSmartAccount } from './create-sandbox-safes.js'
@@ -28,6 +29,7 @@ import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundOperatingKeys } from './fund-operating-keys.js'
 import { fundSandboxMerchant } from './fund-sandbox-merchant.js'
 import { listen, type NodeFetch, type NodeListener } from './listen.js'
+import { readOrCreateMasterSeed } from './read-or-create-master-seed.js'
 import { renderSandboxHome } from './sandbox-home.js'
 import { createSandboxManifest, type SandboxManifest } from './sandbox-manifest.js'
 
@@ -142,17 +144,21 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       }),
     ])
     const base = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
+    const masterSeed = await readOrCreateMasterSeed(join(dirname(dataDir), 'master-seed'))
     const rails = createRails(base, {
-      masterSeed: await readOrCreateMasterSeed(join(dirname(dataDir), 'master-seed')),
+      masterSeed,
       networks: devnet.networks,
       pollIntervalMs: options.watcherIntervalMs ?? 250,
     })
     // The public base URL is known once the server listens; settings are completed below.
-    const deps: Deps = {
-      ...base,
-      rails,
-      settings: createDefaultSettings({ trustedProxies: options.trustedProxies ?? [] }),
-    }
+    // Webhook secrets are stored encrypted under a key derived from the master seed (`tollgate worker`
+    // derives the same one); rows stored in clear by an older release are encrypted here.
+    const settings = createDefaultSettings({
+      trustedProxies: options.trustedProxies ?? [],
+      secretKeyring: deriveSandboxSecretKeyring(masterSeed),
+    })
+    const deps: Deps = { ...base, rails, settings }
+    await resealStoredSecrets(deps)
     // Incoming crypto to deposit addresses and NGN into virtual accounts become deposits.
     const unsubscribeDeposits = subscribeDeposits(deps)
     stops.push(async () => unsubscribeDeposits())
@@ -277,27 +283,6 @@ async function startDefaultDevnet(evm: NonNullable<StartSandboxOptions['devnet']
     })
   })
   return devnet.startDevnet({ evm })
-}
-
-// The deposit addresses' master seed: 64 random bytes (hex) written once beside the data directory
-// with mode 0600, read on every later start; never logged, never in the manifest.
-async function readOrCreateMasterSeed(path: string): Promise<string> {
-  try {
-    const seed = (await readFile(path, 'utf8')).trim()
-    if (/^[0-9a-f]{128}$/.test(seed)) {
-      return seed
-    }
-    throw new AppError('internal_error', { message: `${path} does not hold a 64-byte hex master seed` })
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ENOENT') {
-      throw error
-    }
-  }
-  const seed = randomBytes(64).toString('hex')
-  await mkdir(dirname(path), { recursive: true })
-  // 'wx': never overwrite a seed another process wrote meanwhile (addresses would become unrecoverable).
-  await writeFile(path, `${seed}\n`, { mode: 0o600, flag: 'wx' })
-  return seed
 }
 
 async function readPreviousKey(manifestPath: string): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { Db } from '../rails/types.js'
+import { openSecret, sealSecret } from '../secrets/seal-secret.js'
 import { createWebhookSecret } from './sign-webhook.js'
 import { secretRotationGraceMs } from './webhook-endpoints.js'
 
@@ -15,11 +16,11 @@ export type AccountSecret = {
 
 /**
  * The secret signing deliveries to per-object webhook URLs (a session's, payout's or swap's own
- * `webhookUrl`) of a merchant in an environment, created at first use.
+ * `webhookUrl`) of a merchant in an environment, created at first use; stored encrypted, returned in clear.
  */
 export async function getAccountSecret(
   db: Db,
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'settings'>,
   input: Scope,
 ): Promise<AccountSecret> {
   const now = deps.clock.now()
@@ -28,7 +29,7 @@ export async function getAccountSecret(
     .values({
       merchant_id: input.merchantId,
       environment: input.environment,
-      secret: createWebhookSecret(),
+      secret: sealSecret(deps.settings.secretKeyring, createWebhookSecret()),
       previous_secret: null,
       previous_secret_expires_at: null,
       created_at: now,
@@ -42,17 +43,18 @@ export async function getAccountSecret(
     .where('merchant_id', '=', input.merchantId)
     .where('environment', '=', input.environment)
     .executeTakeFirstOrThrow()
+  const keyring = deps.settings.secretKeyring
   return {
-    secret: row.secret,
-    previousSecret: row.previous_secret,
+    secret: openSecret(keyring, row.secret),
+    previousSecret: row.previous_secret === null ? null : openSecret(keyring, row.previous_secret),
     previousSecretExpiresAt: row.previous_secret_expires_at,
   }
 }
 
-/** Replaces the account secret; the previous one keeps signing for 24 hours. Returns the new one. */
+/** Replaces the account secret (both stored encrypted); the previous one keeps signing for 24 hours. Returns them in clear. */
 export async function rotateAccountSecret(
   db: Db,
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'settings'>,
   input: Scope,
 ): Promise<AccountSecret> {
   const current = await getAccountSecret(db, deps, input)
@@ -65,8 +67,8 @@ export async function rotateAccountSecret(
   await db
     .updateTable('webhook_secrets')
     .set({
-      secret: next.secret,
-      previous_secret: next.previousSecret,
+      secret: sealSecret(deps.settings.secretKeyring, next.secret),
+      previous_secret: sealSecret(deps.settings.secretKeyring, next.previousSecret),
       previous_secret_expires_at: next.previousSecretExpiresAt,
       updated_at: now,
     })

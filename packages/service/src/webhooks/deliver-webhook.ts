@@ -4,6 +4,7 @@ import type { OutboundHttp, OutboundResult } from '../http/create-outbound-http.
 import { createBatcher } from '../jobs/create-batcher.js'
 import type { JobOutcome } from '../jobs/create-job-runner.js'
 import type { Db } from '../rails/types.js'
+import { openSecret } from '../secrets/seal-secret.js'
 import { getAccountSecret } from './account-secret.js'
 import { allowsLoopbackWebhooks } from './assert-webhook-url.js'
 import { signWebhook } from './sign-webhook.js'
@@ -181,9 +182,10 @@ export async function attemptDelivery(
     return record(deps, row, now, result, { final: true })
   }
   if (row.endpoint_id !== null && row.secret) {
-    secrets = [row.secret]
+    const keyring = deps.settings.secretKeyring
+    secrets = [openSecret(keyring, row.secret)]
     if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now) {
-      secrets.push(row.previous_secret)
+      secrets.push(openSecret(keyring, row.previous_secret))
     }
   } else {
     const account = await getAccountSecret(deps.db, deps, scope)

@@ -74,7 +74,10 @@ const emptyBody = {
 
 const AccountSecret = z
   .object({
-    secret: z.string().describe('`whsec_…`; shown only now'),
+    secret: z
+      .string()
+      .optional()
+      .describe('`whsec_…`; shown only now (absent when an `Idempotency-Key` replays this answer)'),
     previousSecretExpiresAt: z.string().nullable().describe('ISO 8601; the previous secret signs until then'),
   })
   .openapi('WebhookAccountSecret')

@@ -5,6 +5,7 @@ import type { WebhookEndpointsTable } from '../db/schema/webhooks.js'
 import type { Deps } from '../deps.js'
 import { toCurrentEventType } from '../events/event-types.js'
 import type { KeyEnvironment } from '../http/app-env.js'
+import { sealSecret } from '../secrets/seal-secret.js'
 import { assertWebhookUrl } from './assert-webhook-url.js'
 import { createWebhookSecret } from './sign-webhook.js'
 
@@ -19,7 +20,12 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     enabledEvents: z.array(z.string()).describe('event types delivered here; `*` for all'),
     status: z.enum(['enabled', 'disabled']),
-    secret: z.string().optional().describe('`whsec_…` signing secret; shown only when created or rotated'),
+    secret: z
+      .string()
+      .optional()
+      .describe(
+        '`whsec_…` signing secret; shown only when created or rotated (not when an `Idempotency-Key` replays that answer)',
+      ),
     previousSecretExpiresAt: z
       .string()
       .nullable()
@@ -58,7 +64,10 @@ function normalizeEvents(events: string[]): string[] {
   return names.includes('*') ? ['*'] : names.sort()
 }
 
-/** Creates an endpoint for the merchant and environment with a fresh secret. */
+/**
+ * Creates an endpoint for the merchant and environment with a fresh secret, stored encrypted; the
+ * returned row holds the secret in clear (for the create answer only).
+ */
 export async function createWebhookEndpoint(
   deps: EndpointDeps,
   input: Scope & {
@@ -69,7 +78,8 @@ export async function createWebhookEndpoint(
 ): Promise<WebhookEndpointRow> {
   assertWebhookUrl(deps.settings, input.environment, input.url)
   const now = deps.clock.now()
-  return deps.db
+  const secret = createWebhookSecret()
+  const row = await deps.db
     .insertInto('webhook_endpoints')
     .values({
       id: deps.ids.create('whe'),
@@ -78,7 +88,7 @@ export async function createWebhookEndpoint(
       url: input.url,
       description: input.description ?? null,
       enabled_events: normalizeEvents(input.enabledEvents ?? ['*']),
-      secret: createWebhookSecret(),
+      secret: sealSecret(deps.settings.secretKeyring, secret),
       previous_secret: null,
       previous_secret_expires_at: null,
       created_at: now,
@@ -87,6 +97,7 @@ export async function createWebhookEndpoint(
     })
     .returningAll()
     .executeTakeFirstOrThrow()
+  return { ...row, secret }
 }
 
 /** A page of the merchant's endpoints in an environment, newest first, and the total. */
@@ -179,17 +190,22 @@ export async function deleteWebhookEndpoint(
     .executeTakeFirstOrThrow()
 }
 
-/** Gives an endpoint a new secret; the previous one keeps signing for {@link secretRotationGraceMs}. */
+/**
+ * Gives an endpoint a new secret (stored encrypted; the returned row holds it in clear); the
+ * previous one keeps signing for {@link secretRotationGraceMs}.
+ */
 export async function rotateWebhookEndpointSecret(
-  deps: Pick<Deps, 'db' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'settings'>,
   input: Scope & { id: string },
 ): Promise<WebhookEndpointRow> {
   const current = await getWebhookEndpoint(deps, input)
   const now = deps.clock.now()
-  return deps.db
+  const secret = createWebhookSecret()
+  const row = await deps.db
     .updateTable('webhook_endpoints')
     .set({
-      secret: createWebhookSecret(),
+      secret: sealSecret(deps.settings.secretKeyring, secret),
+      // Still encrypted as stored: it is read back only to sign.
       previous_secret: current.secret,
       previous_secret_expires_at: new Date(now.getTime() + secretRotationGraceMs),
       updated_at: now,
@@ -197,4 +213,5 @@ export async function rotateWebhookEndpointSecret(
     .where('id', '=', input.id)
     .returningAll()
     .executeTakeFirstOrThrow()
+  return { ...row, secret }
 }
