@@ -22,6 +22,11 @@ import { submitPayout } from './submit-payout.js'
 const tags = ['Payouts']
 const security = [{ ApiKey: [] }]
 const amountPattern = /^(0|[1-9]\d*)(\.\d+)?$/
+// Any printable text: 1-100 characters (code points), none a control character (C0, DEL, C1), a line
+// or paragraph separator or a bidirectional override, and no space at either end (docs/payouts.md).
+const printableReference = /^(?!\s)[^\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]{1,100}(?<!\s)$/u
+const referenceRule =
+  '1-100 printable characters (no control characters, no bidirectional overrides, no space at either end)'
 
 /** Filters of GET /payouts (the spec's, plus startDate/endDate). */
 export const PayoutsQuery = PageQuery.extend({
@@ -65,9 +70,9 @@ export const CreatePayoutBody = z
     narration: z.string().max(255).optional(),
     reference: z
       .string()
-      .regex(/^[A-Za-z0-9._:-]{1,100}$/, 'must be 1-100 letters, digits or . _ : -')
+      .regex(printableReference, referenceRule)
       .optional()
-      .describe('your idempotency reference, permanent; generated when omitted'),
+      .describe(`your idempotency reference, permanent; generated when omitted; ${referenceRule}`),
     webhookUrl: z
       .string()
       .url()
