@@ -7009,7 +7009,7 @@ export interface components {
             /** @description in `currency`, what the recipient receives; not needed with quoteId */
             amount?: string;
             narration?: string;
-            /** @description your idempotency reference, permanent; generated when omitted */
+            /** @description your idempotency reference, permanent; generated when omitted; 1-100 printable characters (no control characters, no bidirectional overrides, no space at either end) */
             reference?: string;
             /**
              * Format: uri
