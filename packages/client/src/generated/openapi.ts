@@ -7456,7 +7456,7 @@ export interface components {
             description?: string | null;
             /** @default true */
             isActive: boolean;
-            /** @description greater than zero, at most 2 decimals */
+            /** @description greater than zero, at most 2 decimals, at most 10^14 */
             minAmount?: number | null;
             /** @enum {string} */
             currency: "USD" | "NGN" | "KES" | "GHS" | "ZAR";
@@ -7479,7 +7479,7 @@ export interface components {
                 id?: string;
                 title: string;
                 description?: string;
-                /** @description greater than zero, at most 2 decimals */
+                /** @description greater than zero, at most 2 decimals, at most 10^14 */
                 price: number;
                 /** @default true */
                 isActive: boolean;
@@ -7495,7 +7495,7 @@ export interface components {
             title?: string;
             description?: string | null;
             isActive?: boolean;
-            /** @description greater than zero, at most 2 decimals */
+            /** @description greater than zero, at most 2 decimals, at most 10^14 */
             minAmount?: number | null;
             /** @enum {string} */
             currency?: "USD" | "NGN" | "KES" | "GHS" | "ZAR";
@@ -7509,7 +7509,7 @@ export interface components {
                 id?: string;
                 title: string;
                 description?: string;
-                /** @description greater than zero, at most 2 decimals */
+                /** @description greater than zero, at most 2 decimals, at most 10^14 */
                 price: number;
                 /** @default true */
                 isActive: boolean;
