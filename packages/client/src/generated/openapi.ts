@@ -3325,19 +3325,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Deleted; no data */
+                /** @description Deleted: 200 with no content (spec), an empty body */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            message: string;
-                            data: null;
-                        };
-                    };
+                    content?: never;
                 };
                 /** @description Missing, invalid or revoked API key (`unauthorized`) */
                 401: {
