@@ -2146,7 +2146,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["AgentPaymentBody"];
+                    "application/json": components["schemas"]["AgentVerifyBody"];
                 };
             };
             responses: {
@@ -2164,13 +2164,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid input (`validation_error`, `invalid_json`) */
+                /** @description Invalid payment (`invalid_payment`): the verdict with per-check results in `data` and `error.details`; or invalid input (`validation_error`, `unsupported_asset_chain`, `data: null`) */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                            data: components["schemas"]["AgentPaymentVerdict"] & (Record<string, never> | null);
+                            error: {
+                                /** @description stable snake_case error code (see docs/service.md) */
+                                code: string;
+                                param?: string;
+                                details?: unknown;
+                            };
+                        };
                     };
                 };
                 /** @description Missing, invalid or revoked API key (`unauthorized`) */
@@ -7050,8 +7061,9 @@ export interface components {
                 balance: "pass" | "fail" | "not_checked";
             };
         };
-        AgentPaymentBody: {
-            sessionReference: string;
+        AgentVerifyBody: {
+            /** @description the session paid: also checks its address and the amount still due (required for solana) */
+            sessionReference?: string;
             /** @enum {string} */
             scheme: "eip3009" | "permit2" | "solana";
             /** @enum {string} */
@@ -7273,6 +7285,17 @@ export interface components {
                 /** @description asset units per fiat unit, locked with the address */
                 conversionRate: string | null;
                 txHash: string | null;
+            };
+        };
+        AgentPaymentBody: {
+            sessionReference: string;
+            /** @enum {string} */
+            scheme: "eip3009" | "permit2" | "solana";
+            /** @enum {string} */
+            chain: "bitcoin" | "ethereum" | "solana" | "bsc" | "tron" | "polygon" | "base" | "arbitrum" | "celo" | "dogecoin";
+            asset: string;
+            payload: {
+                [key: string]: unknown;
             };
         };
         CreatePaymentSessionBody: {
