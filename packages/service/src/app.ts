@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import type { FacilitatorClient } from '@tollgate/core'
 import { drainUnreadBody } from '@tollgate/facilitator'
 import { requireApiKey } from './auth/require-api-key.js'
+import { throttleApiKey } from './auth/throttle-api-key.js'
 import { createBalanceRoutes } from './balances/routes.js'
 import {
   type CheckoutRoutesOptions,
@@ -20,7 +21,7 @@ import { handleError, handleNotFound } from './http/handle-error.js'
 import { createIdempotencyMiddleware, type IdempotencyOptions } from './http/idempotency.js'
 import { createJsonBodyParser } from './http/json-body.js'
 import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './http/metrics.js'
-import { createRateLimiter, createRateLimitMiddleware, type RateLimiter } from './http/rate-limit.js'
+import { createRateLimiter, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
 import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
@@ -117,9 +118,11 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
 function createApiRoutes(deps: Deps, options: AppOptions) {
   const reference = options.reference ?? createReferenceData()
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  api.use('*', createJsonBodyParser({ limitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes }))
+  // Cheapest first (docs/security.md "Authentication before work"): the key's shape and its throttle,
+  // then the key's hash and lookup, and only then the body is read and parsed.
+  api.use('*', throttleApiKey(options.rateLimiter ?? createRateLimiter(defaultRateLimit)))
   api.use('*', requireApiKey(deps))
-  api.use('*', createRateLimitMiddleware(options.rateLimiter ?? createRateLimiter(defaultRateLimit)))
+  api.use('*', createJsonBodyParser({ limitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes }))
   api.use('*', createUrlTextGuard())
   api.use('*', createIdempotencyMiddleware(deps, options.idempotency))
   api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))

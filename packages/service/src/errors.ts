@@ -19,8 +19,8 @@ declare module '@tollgate/core' {
     pay_to_not_allowed: RequestErrorContext
     /** The facilitator could not settle an x402 payment (details carry its errorReason). */
     settlement_failed: RequestErrorContext
-    /** An agent payment that fails a check of POST /payments/agent/* (details carry the verdict). */
-    invalid_payment: RequestErrorContext
+    /** An agent payment that fails a check of POST /payments/agent/* (details, and data on verify, carry the verdict). */
+    invalid_payment: RequestErrorContext & { data?: unknown }
     recipient_not_found: RequestErrorContext
     transfer_already_completed: RequestErrorContext
     unsupported_asset_chain: RequestErrorContext

@@ -233,4 +233,63 @@ describeEachDatabase('every route under hostile input', (getDb) => {
     },
     sweepTimeoutMs,
   )
+  test('hostile: a 90-digit amount, price or rate is a 400 validation_error naming the field, on every route', async () => {
+    // Issue 34: a 90-digit `amount` on POST /payments answered 500. Every decimal field has a bound.
+    const huge = `9${'0'.repeat(89)}`
+    const decimalName = /(amount|price|rate)s?$/i
+    const doc = (await (await h.request('/api/v1/openapi.json', { key: null })).json()) as {
+      components: { schemas: Record<string, Schema> }
+    }
+    const resolve = (schema: Schema | undefined): Schema | undefined => {
+      const ref = (schema as { $ref?: string } | undefined)?.$ref
+      return ref ? doc.components.schemas[ref.split('/').pop() ?? ''] : schema
+    }
+    const checked: string[] = []
+    const refusals: string[] = []
+    const expectRefused = async (
+      label: string,
+      field: string,
+      url: string,
+      init: RequestInit & { json?: unknown },
+    ) => {
+      const res = await h.request(url, init)
+      const body = (await res.json()) as { error?: { code?: string; details?: { field: string }[] } }
+      checked.push(label)
+      const fields = body.error?.details?.map((d) => d.field) ?? []
+      if (res.status !== 400 || body.error?.code !== 'validation_error' || !fields.includes(field)) {
+        refusals.push(`${label} → ${res.status} ${JSON.stringify(body.error).slice(0, 160)}`)
+      }
+    }
+    for (const route of routes) {
+      for (const parameter of (route.operation.parameters ?? []).filter((p) => p.in === 'query')) {
+        if (decimalName.test(parameter.name)) {
+          const url = toUrl(route, {}, `?${parameter.name}=${huge}`)
+          await expectRefused(
+            `${route.method} ${route.path}?${parameter.name}`,
+            `query.${parameter.name}`,
+            url,
+            {
+              method: route.method,
+            },
+          )
+        }
+      }
+      const schema = resolve(route.operation.requestBody?.content?.['application/json']?.schema)
+      const base = (exampleOf(schema) ?? {}) as Record<string, unknown>
+      for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+        const type = Array.isArray(property.type) ? property.type[0] : property.type
+        if (decimalName.test(name) && (type === 'string' || type === 'number')) {
+          const value = type === 'number' ? Number(huge) : huge
+          await expectRefused(`${route.method} ${route.path} body.${name}`, `body.${name}`, toUrl(route), {
+            method: route.method,
+            json: { ...base, [name]: value },
+          })
+        }
+      }
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining(['POST /api/v1/payments body.amount', 'POST /api/v1/payouts body.amount']),
+    )
+    expect(refusals).toEqual([])
+  })
 })

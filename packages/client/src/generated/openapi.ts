@@ -2146,7 +2146,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["AgentPaymentBody"];
+                    "application/json": components["schemas"]["AgentVerifyBody"];
                 };
             };
             responses: {
@@ -2164,13 +2164,24 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid input (`validation_error`, `invalid_json`) */
+                /** @description Invalid payment (`invalid_payment`): the verdict with per-check results in `data` and `error.details`; or invalid input (`validation_error`, `unsupported_asset_chain`, `data: null`) */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: false;
+                            message: string;
+                            data: components["schemas"]["AgentPaymentVerdict"] & (Record<string, never> | null);
+                            error: {
+                                /** @description stable snake_case error code (see docs/service.md) */
+                                code: string;
+                                param?: string;
+                                details?: unknown;
+                            };
+                        };
                     };
                 };
                 /** @description Missing, invalid or revoked API key (`unauthorized`) */
@@ -3325,19 +3336,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Deleted; no data */
+                /** @description Deleted: 200 with no content (spec), an empty body */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            message: string;
-                            data: null;
-                        };
-                    };
+                    content?: never;
                 };
                 /** @description Missing, invalid or revoked API key (`unauthorized`) */
                 401: {
@@ -7009,7 +7013,7 @@ export interface components {
             /** @description in `currency`, what the recipient receives; not needed with quoteId */
             amount?: string;
             narration?: string;
-            /** @description your idempotency reference, permanent; generated when omitted */
+            /** @description your idempotency reference, permanent; generated when omitted; 1-100 printable characters (no control characters, no bidirectional overrides, no space at either end) */
             reference?: string;
             /**
              * Format: uri
@@ -7057,8 +7061,9 @@ export interface components {
                 balance: "pass" | "fail" | "not_checked";
             };
         };
-        AgentPaymentBody: {
-            sessionReference: string;
+        AgentVerifyBody: {
+            /** @description the session paid: also checks its address and the amount still due (required for solana) */
+            sessionReference?: string;
             /** @enum {string} */
             scheme: "eip3009" | "permit2" | "solana";
             /** @enum {string} */
@@ -7282,6 +7287,17 @@ export interface components {
                 txHash: string | null;
             };
         };
+        AgentPaymentBody: {
+            sessionReference: string;
+            /** @enum {string} */
+            scheme: "eip3009" | "permit2" | "solana";
+            /** @enum {string} */
+            chain: "bitcoin" | "ethereum" | "solana" | "bsc" | "tron" | "polygon" | "base" | "arbitrum" | "celo" | "dogecoin";
+            asset: string;
+            payload: {
+                [key: string]: unknown;
+            };
+        };
         CreatePaymentSessionBody: {
             title: string;
             description?: string;
@@ -7456,7 +7472,7 @@ export interface components {
             description?: string | null;
             /** @default true */
             isActive: boolean;
-            /** @description greater than zero, at most 2 decimals */
+            /** @description greater than zero, at most 2 decimals, at most 10^14 */
             minAmount?: number | null;
             /** @enum {string} */
             currency: "USD" | "NGN" | "KES" | "GHS" | "ZAR";
@@ -7479,7 +7495,7 @@ export interface components {
                 id?: string;
                 title: string;
                 description?: string;
-                /** @description greater than zero, at most 2 decimals */
+                /** @description greater than zero, at most 2 decimals, at most 10^14 */
                 price: number;
                 /** @default true */
                 isActive: boolean;
@@ -7495,7 +7511,7 @@ export interface components {
             title?: string;
             description?: string | null;
             isActive?: boolean;
-            /** @description greater than zero, at most 2 decimals */
+            /** @description greater than zero, at most 2 decimals, at most 10^14 */
             minAmount?: number | null;
             /** @enum {string} */
             currency?: "USD" | "NGN" | "KES" | "GHS" | "ZAR";
@@ -7509,7 +7525,7 @@ export interface components {
                 id?: string;
                 title: string;
                 description?: string;
-                /** @description greater than zero, at most 2 decimals */
+                /** @description greater than zero, at most 2 decimals, at most 10^14 */
                 price: number;
                 /** @default true */
                 isActive: boolean;

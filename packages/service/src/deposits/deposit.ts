@@ -63,7 +63,9 @@ export const Deposit = z
     currency: z.string().describe('the balance currency credited'),
     fee: Decimal,
     netAmount: Decimal.describe('amount - fee: what the balance receives'),
-    conversion: Conversion.nullable().describe('set when the deposit converted into `currency`'),
+    conversion: Conversion.describe(
+      'how the deposit became `currency`; without a conversion the identity: same currency, rate "1", sourceAmount = targetAmount = amount',
+    ),
     depositAccountId: z.string(),
     balanceReference: z.string().nullable().describe('id of the ledger transaction that credits the balance'),
     customer: Customer.nullable().describe('the account holder; null for the merchant parent account'),
@@ -78,15 +80,23 @@ export const Deposit = z
 /** Renders a deposit row and its holder as the API's Deposit. */
 export function toDepositResponse(row: DepositRow, customer: CustomerRow | null): z.infer<typeof Deposit> {
   const currency = row.currency as LedgerCurrency
+  const amount = formatLedgerAmount(BigInt(row.amount), currency)
   return {
     id: row.id,
     type: row.type,
     status: row.status,
-    amount: formatLedgerAmount(BigInt(row.amount), currency),
+    amount,
     currency,
     fee: formatLedgerAmount(BigInt(row.fee), currency),
     netAmount: formatLedgerAmount(BigInt(row.net_amount), currency),
-    conversion: (row.conversion as z.infer<typeof Conversion> | null) ?? null,
+    // Stored only when the deposit converted; the spec's Conversion is not nullable (issue 34 item 3).
+    conversion: (row.conversion as z.infer<typeof Conversion> | null) ?? {
+      fromCurrency: currency,
+      toCurrency: currency,
+      sourceAmount: amount,
+      targetAmount: amount,
+      rate: '1',
+    },
     depositAccountId: row.deposit_account_id,
     balanceReference: row.ledger_transaction_id,
     customer: customer ? toCustomerResponse(customer) : null,

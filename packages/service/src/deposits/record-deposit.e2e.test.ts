@@ -127,7 +127,14 @@ describeEachDatabase('deposit recording', (getDb) => {
       amount: '100.000000',
       fee: '0.500000',
       netAmount: '99.500000',
-      conversion: null,
+      // Spec: `conversion` is a Conversion (not nullable): the identity when nothing converted.
+      conversion: {
+        fromCurrency: 'USDC',
+        toCurrency: 'USDC',
+        sourceAmount: '100.000000',
+        targetAmount: '100.000000',
+        rate: '1',
+      },
       depositAccountId: account.id,
       customer: { id: customerId },
       crypto: {
@@ -153,7 +160,18 @@ describeEachDatabase('deposit recording', (getDb) => {
       completedAt: expect.any(String),
     })
     expect(await balance('USDC')).toMatchObject({ available: '99.500000', pending: '0.000000' })
-    expect((await events(id)).map((e) => e.type)).toEqual(['deposit.pending', 'deposit.completed'])
+    const sent = await events(id)
+    expect(sent.map((e) => e.type)).toEqual(['deposit.pending', 'deposit.completed'])
+    for (const event of sent) {
+      expect((event.payload as { data: { deposit: Deposit } }).data.deposit.conversion).toEqual(
+        done.conversion,
+      )
+    }
+    expect(done.conversion).toMatchObject({
+      rate: '1',
+      sourceAmount: '100.000000',
+      targetAmount: '100.000000',
+    })
     const txs = await read<{ source: string; sourceId: string; status: string; amount: string }[]>(
       await h.request(`/api/v1/balance/transactions?source=deposit&txHash=${transfer.txHash}`),
     )
@@ -178,7 +196,13 @@ describeEachDatabase('deposit recording', (getDb) => {
       currency: 'USDT',
       amount: '25.000000',
       fee: '0.125000',
-      conversion: null,
+      conversion: {
+        fromCurrency: 'USDT',
+        toCurrency: 'USDT',
+        sourceAmount: '25.000000',
+        targetAmount: '25.000000',
+        rate: '1',
+      },
     })
     const eth = await transferTo(account.id, h.a.id, {
       asset: 'ETH',

@@ -12,6 +12,8 @@ export type HttpError = {
   message: string
   param?: string
   details?: unknown
+  /** The envelope's `data` on this error (null unless the code's context carries one). */
+  data?: unknown
   headers: Record<string, string>
   unexpected: boolean
 }
@@ -47,7 +49,12 @@ export function toHttpError(error: unknown): HttpError {
   if (!mapping) {
     return internal
   }
-  const context = coded.context as { param?: string; details?: unknown; headers?: Record<string, string> }
+  const context = coded.context as {
+    param?: string
+    details?: unknown
+    data?: unknown
+    headers?: Record<string, string>
+  }
   // Core's invalid_request carries per-field `issues`; the wire shows them as `details`.
   const issues = isAppError(coded, 'invalid_request') ? coded.context.issues : undefined
   const details = context.details ?? issues
@@ -57,6 +64,7 @@ export function toHttpError(error: unknown): HttpError {
     message: coded.message,
     ...(context.param === undefined ? {} : { param: context.param }),
     ...(details === undefined ? {} : { details }),
+    ...(context.data === undefined ? {} : { data: context.data }),
     headers: context.headers ?? {},
     unexpected: mapping.status >= 500,
   }
@@ -78,7 +86,10 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
   if (mapped.details !== undefined) {
     body.details = mapped.details
   }
-  return c.json({ success: false, message: mapped.message, data: null, error: body }, mapped.status)
+  return c.json(
+    { success: false, message: mapped.message, data: mapped.data ?? null, error: body },
+    mapped.status,
+  )
 }
 
 /** The `app.notFound` handler: an unknown route is a 404 `not_found` envelope. */

@@ -23,7 +23,8 @@ const Money = z.string().regex(/^(0|[1-9]\d*)(\.\d+)?$/)
 const Iso = z.string().describe('ISO 8601')
 const HttpsUrl = z.string().min(1).max(2048).describe('HTTPS')
 /** A positive JSON number of at most two decimals (the one place the API takes money as a number). */
-const MoneyNumber = z.number().describe('greater than zero, at most 2 decimals')
+// Above 10^14 a JSON number no longer holds every cent exactly, so no price can be larger.
+const MoneyNumber = z.number().max(1e14).describe('greater than zero, at most 2 decimals, at most 10^14')
 
 const Merchant = z.object({ businessName: z.string(), logoUrl: z.string().nullable() })
 

@@ -99,10 +99,7 @@ const deleteRoute = createRoute({
   summary: 'Delete a payment page (its url then says it was removed; its sessions stay)',
   request: { params: IdPathParams },
   responses: {
-    200: {
-      description: 'Deleted; no data',
-      content: { 'application/json': { schema: toEnvelopeSchema(z.null()) } },
-    },
+    200: { description: 'Deleted: 200 with no content (spec), an empty body' },
     ...toErrorResponses(401, 404, 429),
   },
 })
@@ -156,7 +153,8 @@ export function createPaymentPageRoutes(deps: Deps) {
     .openapi(deleteRoute, async (c) => {
       const { merchantId, environment } = c.get('auth')
       await deletePaymentPage(deps, { merchantId, environment, id: c.req.valid('param').id })
-      return c.json(createEnvelope(null, 'Payment page deleted'), 200)
+      // The spec's "200 with no content": no body at all (Content-Length 0, so clients skip parsing).
+      return c.body(null, 200, { 'Content-Length': '0' })
     })
 }
 

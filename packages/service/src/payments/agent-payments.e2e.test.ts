@@ -174,6 +174,61 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
     expect(await checkLedgerInvariants(h.deps)).toEqual([])
   })
 
+  test('conformance: the spec body (scheme, chain, asset, payload) verifies without a session; a 400 has valid and checks in data', async () => {
+    const opened = await open('base', '0.40')
+    const requirements = await requirementsFor(opened, 'eip3009')
+    const client = createEip3009Client({ account: privateKeyToAccount(payerKey(BASE) as Hex) })
+    const signed = (await client.createPayload(requirements)) as Json
+    const payload = { ...signed.authorization, signature: signed.signature }
+    // Spec: "POST /payments/agent/verify - body: scheme, chain, asset, payload"; 200 for a valid payment.
+    const ok = await post('/payments/agent/verify', {
+      scheme: 'eip3009',
+      chain: 'base',
+      asset: 'USDC',
+      payload,
+    })
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+    expect(ok.body.data).toMatchObject({
+      valid: true,
+      amount: opened.payment.amount,
+      checks: {
+        session: 'not_checked',
+        recipient: 'not_checked',
+        amount: 'not_checked',
+        timestamp: 'pass',
+        authorization: 'pass',
+        nonce: 'pass',
+        balance: 'pass',
+      },
+    })
+    // "or 400 with per-check results": `valid` and `checks` where a client reads a response, in data.
+    const tampered = { ...payload, value: String(BigInt(payload.value) + 1n) }
+    const bad = await post('/payments/agent/verify', {
+      scheme: 'eip3009',
+      chain: 'base',
+      asset: 'USDC',
+      payload: tampered,
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body).toMatchObject({ success: false, error: { code: 'invalid_payment' } })
+    expect(bad.body.data).toMatchObject({ valid: false, checks: { session: 'not_checked' } })
+    expect(Object.values(bad.body.data.checks)).toContain('fail')
+    expect(bad.body.error.details).toEqual(bad.body.data)
+    // Nothing was sent: the session is still waiting for its payment.
+    expect(await sessionTransactions(opened.id)).toHaveLength(0)
+    const solana = await post('/payments/agent/verify', {
+      scheme: 'solana',
+      chain: 'solana',
+      asset: 'USDC',
+      payload: { transaction: 'AA==' },
+    })
+    expect([solana.status, solana.body.error.code, solana.body.error.param]).toEqual([
+      400,
+      'validation_error',
+      'sessionReference',
+    ])
+  })
+
   test('behavior: ten concurrent settles of one payment send one transfer, answer one and credit once', async () => {
     const opened = await open('base', '0.75')
     const requirements = await requirementsFor(opened, 'eip3009')
@@ -267,6 +322,7 @@ describeEachDatabase('agent payments on payment sessions', (getDb) => {
     const short = await client.createPayload({ ...requirements, amount: '1000' })
     const wrong = await post('/payments/agent/verify', agentBody(opened, 'eip3009', short))
     expect(wrong.status).toBe(400)
+    expect(wrong.body.data).toEqual(wrong.body.error.details)
     expect(wrong.body.error).toMatchObject({
       code: 'invalid_payment',
       details: {

@@ -7,6 +7,7 @@ import {
   REASONS,
   type SchemeName,
 } from '@tollgate/core'
+import { Eip3009Payload, Permit2Payload } from '@tollgate/evm'
 import { getPaymentFeePayer } from '@tollgate/svm'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
@@ -60,24 +61,42 @@ export type AgentVerdict = {
 }
 
 type Prepared =
-  | { ok: true; request: FacilitatorRequest; due: bigint; decimals: number; row: SessionRow }
+  | { ok: true; request: FacilitatorRequest; due: bigint; decimals: number; row?: SessionRow }
   | { ok: false; reason: string; due: bigint; decimals: number }
 
+/** Input of {@link verifyAgentPayment}: the spec's body (`sessionReference` is optional there). */
+export type AgentVerifyInput = Omit<AgentPaymentInput, 'sessionReference'> & {
+  sessionReference?: string | undefined
+}
+
+// Without a session nothing says who must be paid or how much: those checks are not made.
+const sessionChecks: readonly AgentCheck[] = ['session', 'recipient', 'amount']
+
 /**
- * POST /payments/agent/verify: checks an agent's signed payment against the session it pays (open,
- * its chain and asset, its address, the amount still due) and with the in-process facilitator
- * (signature, time window, nonce, balance), without sending anything.
+ * POST /payments/agent/verify: checks an agent's signed payment with the in-process facilitator
+ * (signature, time window, nonce, balance), without sending anything; with a `sessionReference`
+ * also against that session (open, its chain and asset, its address, the amount still due), without
+ * one against the payload's own recipient and value (`session`, `recipient`, `amount` not checked).
  */
 export async function verifyAgentPayment(
   deps: Pick<Deps, 'db' | 'rails' | 'clock'>,
   facilitator: FacilitatorClient,
-  input: Scope & AgentPaymentInput,
+  input: Scope & AgentVerifyInput,
 ): Promise<AgentVerdict> {
-  const prepared = await prepare(deps, facilitator, input)
-  if (!prepared.ok) {
-    return toVerdict(prepared, { isValid: false, invalidReason: prepared.reason })
+  const { sessionReference } = input
+  const prepared =
+    sessionReference === undefined
+      ? await prepareFromPayload(deps, facilitator, input)
+      : await prepare(deps, facilitator, { ...input, sessionReference })
+  const verdict = prepared.ok
+    ? toVerdict(prepared, await facilitator.verify(prepared.request))
+    : toVerdict(prepared, { isValid: false, invalidReason: prepared.reason })
+  if (sessionReference === undefined) {
+    for (const name of sessionChecks) {
+      verdict.checks[name] = 'not_checked'
+    }
   }
-  return toVerdict(prepared, await facilitator.verify(prepared.request))
+  return verdict
 }
 
 /**
@@ -134,18 +153,98 @@ export async function settleAgentPayment(
   }
 }
 
-async function prepare(
-  deps: Pick<Deps, 'db' | 'rails' | 'clock'>,
-  facilitator: FacilitatorClient,
-  input: Scope & AgentPaymentInput,
-): Promise<Prepared> {
-  const { entry, asset } = resolveX402Asset(deps, input)
+function resolveSchemeAsset(deps: Pick<Deps, 'rails'>, input: Scope & AgentVerifyInput) {
+  const resolved = resolveX402Asset(deps, input)
+  const { entry, asset } = resolved
   if (!asset.transferMethods.includes(input.scheme)) {
     throw new AppError('unknown_asset', {
       message: `${input.asset} on ${input.chain} is not paid with ${input.scheme}: use ${asset.transferMethods.join(' or ')}`,
       context: { network: entry.network, asset: input.asset },
     })
   }
+  return resolved
+}
+
+// The recipient and value an EVM payload names itself (eip3009's authorization, permit2's witness).
+function toPayloadTerms(scheme: SchemeName, payload: Record<string, unknown>) {
+  if (scheme === 'eip3009') {
+    const parsed = Eip3009Payload.safeParse(payload)
+    return parsed.success
+      ? { payTo: parsed.data.authorization.to, value: parsed.data.authorization.value }
+      : undefined
+  }
+  const parsed = Permit2Payload.safeParse(payload)
+  return parsed.success
+    ? {
+        payTo: parsed.data.permit2Authorization.witness.to,
+        value: parsed.data.permit2Authorization.permitted.amount,
+      }
+    : undefined
+}
+
+async function prepareFromPayload(
+  deps: Pick<Deps, 'rails'>,
+  facilitator: FacilitatorClient,
+  input: Scope & AgentVerifyInput,
+): Promise<Prepared> {
+  const { entry, asset } = resolveSchemeAsset(deps, input)
+  if (input.scheme === 'solana') {
+    // A Solana transfer names the recipient's token account, not its owner, so the payload alone
+    // does not give the payTo the facilitator checks against (docs/sessions.md "Agent payments").
+    throw new AppError('validation_error', {
+      message: 'Invalid request: body.sessionReference: required for the solana scheme',
+      context: {
+        param: 'sessionReference',
+        details: [
+          { field: 'body.sessionReference', message: 'required for the solana scheme', code: 'custom' },
+        ],
+      },
+    })
+  }
+  const payload = toSchemePayload(input.scheme, input.payload)
+  const terms = toPayloadTerms(input.scheme, payload)
+  const value = terms ? BigInt(terms.value) : 0n
+  if (!terms || value <= 0n) {
+    return {
+      ok: false,
+      reason: terms ? 'invalid_payment_amount' : 'invalid_payload',
+      due: value,
+      decimals: asset.decimals,
+    }
+  }
+  const [offer] = await createOffers(facilitator, {
+    entry,
+    asset,
+    amount: value,
+    payTo: terms.payTo,
+    methods: [input.scheme],
+  })
+  if (!offer) {
+    throw new AppError('internal_error', { message: `No ${input.scheme} offer for ${input.asset}` })
+  }
+  return {
+    ok: true,
+    due: value,
+    decimals: asset.decimals,
+    request: {
+      x402Version: 2,
+      paymentPayload: {
+        x402Version: 2,
+        resource: { url: 'urn:tollgate:agent-payment' },
+        accepted: offer,
+        payload,
+      },
+      paymentRequirements: offer satisfies PaymentRequirements,
+    },
+  }
+}
+
+async function prepare(
+  deps: Pick<Deps, 'db' | 'rails' | 'clock'>,
+  facilitator: FacilitatorClient,
+  input: Scope & AgentPaymentInput,
+): Promise<Prepared> {
+  const { entry, asset } = resolveSchemeAsset(deps, input)
   const row = await findSessionByReference(deps.db, { ...input, reference: input.sessionReference })
   const due = BigInt(row.crypto_amount ?? 0) - BigInt(row.amount_seen)
   const refused = (reason: string): Prepared => ({ ok: false, reason, due, decimals: asset.decimals })

@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { AppError, type FacilitatorClient } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
-import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
+import { createEnvelope, ErrorEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import { chainNames } from '../reference/chains.js'
 import { CheckResult } from '../x402/schemas.js'
@@ -13,18 +13,35 @@ const tags = ['Agent payments']
 const security = [{ ApiKey: [] }]
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } })
 
-/** Body of POST /payments/agent/verify and /settle (payload shapes in docs/sessions.md "Agent payments"). */
+const agentFields = {
+  scheme: z.enum(['eip3009', 'permit2', 'solana']),
+  chain: z.enum(chainNames),
+  asset: z
+    .string()
+    .min(1)
+    .max(16)
+    .transform((value) => value.toUpperCase()),
+  payload: z.record(z.string(), z.unknown()),
+}
+
+/** Body of POST /payments/agent/verify: the spec's `scheme, chain, asset, payload`, and optionally the session paid. */
+export const AgentVerifyBody = z
+  .object({
+    sessionReference: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('the session paid: also checks its address and the amount still due (required for solana)'),
+    ...agentFields,
+  })
+  .openapi('AgentVerifyBody')
+
+/** Body of POST /payments/agent/settle (payload shapes in docs/sessions.md "Agent payments"). */
 export const AgentPaymentBody = z
   .object({
     sessionReference: z.string().min(1).max(100),
-    scheme: z.enum(['eip3009', 'permit2', 'solana']),
-    chain: z.enum(chainNames),
-    asset: z
-      .string()
-      .min(1)
-      .max(16)
-      .transform((value) => value.toUpperCase()),
-    payload: z.record(z.string(), z.unknown()),
+    ...agentFields,
   })
   .openapi('AgentPaymentBody')
 
@@ -66,10 +83,22 @@ const routes = {
     tags,
     security,
     summary: "Check an agent's signed payment of a session without sending it",
-    request: { body: { required: true, ...json(AgentPaymentBody) } },
+    request: { body: { required: true, ...json(AgentVerifyBody) } },
     responses: {
       200: { description: 'The payment is valid', ...json(toEnvelopeSchema(AgentVerdict)) },
-      ...toErrorResponses(400, 401, 404, 413, 429, 503),
+      ...toErrorResponses(401, 404, 413, 429, 503),
+      400: {
+        description:
+          'Invalid payment (`invalid_payment`): the verdict with per-check results in `data` and `error.details`; or invalid input (`validation_error`, `unsupported_asset_chain`, `data: null`)',
+        ...json(
+          z.object({
+            success: z.literal(false),
+            message: z.string(),
+            data: AgentVerdict.nullable(),
+            error: ErrorEnvelope.shape.error,
+          }),
+        ),
+      },
     },
   }),
   settle: createRoute({
@@ -106,9 +135,10 @@ export function createAgentPaymentRoutes(deps: Deps, facilitator: FacilitatorCli
         ...c.req.valid('json'),
       })
       if (!verdict.valid) {
+        // Spec: 400 "with per-check results" (`valid`, `checks`): in `data`, where a client reads them.
         throw new AppError('invalid_payment', {
-          message: `The payment is not valid for this session: ${verdict.reason}`,
-          context: { details: verdict },
+          message: `The payment is not valid: ${verdict.reason}`,
+          context: { details: verdict, data: verdict },
         })
       }
       return c.json(createEnvelope(verdict, 'Payment is valid'), 200)

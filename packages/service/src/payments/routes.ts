@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
+import { toDecimalField } from '../http/decimal-field.js'
 import {
   createEnvelope,
   createListEnvelope,
@@ -49,8 +50,8 @@ export const PaymentSessionsQuery = PageQuery.extend({
   status: z.enum(paymentStatuses).optional().openapi(queryParam('status', 'payment.status')),
   asset: textParam(16).optional().openapi(queryParam('asset', 'asset symbol, e.g. USDC')),
   chain: z.enum(chainNames).optional().openapi(queryParam('chain', 'blockchain')),
-  minAmount: z.string().optional().openapi(queryParam('minAmount', 'minimum fiat amount, inclusive')),
-  maxAmount: z.string().optional().openapi(queryParam('maxAmount', 'maximum fiat amount, inclusive')),
+  minAmount: toDecimalField().optional().openapi(queryParam('minAmount', 'minimum fiat amount, inclusive')),
+  maxAmount: toDecimalField().optional().openapi(queryParam('maxAmount', 'maximum fiat amount, inclusive')),
   includeTransactions: QueryBoolean.optional().openapi(
     queryParam('includeTransactions', 'true adds `transactions` to each session'),
   ),
@@ -67,7 +68,9 @@ const ReferenceParams = z.object({
 
 /** Query of GET /payments/estimate. */
 export const EstimateQuery = z.object({
-  amount: z.string().optional().openapi(queryParam('amount', 'fiat amount (required without reference)')),
+  amount: toDecimalField()
+    .optional()
+    .openapi(queryParam('amount', 'fiat amount (required without reference)')),
   currency: z
     .enum(sessionCurrencies)
     .optional()

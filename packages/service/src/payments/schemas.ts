@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { Customer } from '../customers/customer.js'
+import { toDecimalField } from '../http/decimal-field.js'
 import { ledgerCurrencies } from '../ledger/ledger-currencies.js'
 import { chainNames } from '../reference/chains.js'
 import { sessionCurrencies } from './session-money.js'
@@ -158,7 +159,7 @@ export const CreatePaymentSessionBody = z
   .object({
     title: z.string().min(1).max(200),
     description: z.string().max(1000).optional(),
-    amount: Decimal.describe('fiat amount, at most 2 decimals, greater than zero'),
+    amount: toDecimalField().describe('fiat amount, at most 2 decimals, greater than zero'),
     currency: z.enum(sessionCurrencies),
     asset: AssetField.optional(),
     chain: z.enum(chainNames).optional(),

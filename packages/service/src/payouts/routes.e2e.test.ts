@@ -372,13 +372,46 @@ describeEachDatabase('payouts routes', (getDb) => {
     const other = await pay({ ...json, amount: '11' })
     expect(other.res.status).toBe(409)
     expect(other.body.error?.code).toBe('duplicate_reference')
-    expect((await pay({ ...json, reference: 'bad ref!' })).res.status).toBe(400)
+    expect((await pay({ ...json, reference: 'bad\nref' })).res.status).toBe(400)
 
     const keyed = { currency: 'NGN', recipientId: recipients.bank6789, amount: '12' }
     const a = await pay(keyed, { headers: { 'Idempotency-Key': 'payout-key-1' } })
     const b = await pay(keyed, { headers: { 'Idempotency-Key': 'payout-key-1' } })
     expect(b.res.headers.get('idempotent-replayed')).toBe('true')
     expect(b.body.data.id).toBe(a.body.data.id)
+  })
+
+  test('conformance: any printable reference is accepted, kept as sent and found again; unsafe text is a 400', async () => {
+    // Spec: `reference` (string, no format given) is the client's idempotency reference.
+    for (const reference of ['INV/2026/001', 'order #42', 'Café «Mañana» 注文 42', `R${'x'.repeat(99)}`]) {
+      const json = { currency: 'NGN', recipientId: recipients.bank6789, amount: '5', reference }
+      const created = await pay(json)
+      expect([reference, created.res.status]).toEqual([reference, 201])
+      expect(created.body.data.reference).toBe(reference)
+      const again = await pay(json)
+      expect(again.body.data.id).toBe(created.body.data.id)
+      const found = (await (
+        await h.request(`/api/v1/payouts?search=${encodeURIComponent(reference)}`)
+      ).json()) as Envelope<Payout[]>
+      expect(found.data.map((p) => p.id)).toEqual([created.body.data.id])
+    }
+    const before = await rows()
+    for (const reference of [
+      '',
+      ' padded',
+      'padded ',
+      'a\u0000b',
+      'tab\there',
+      'bell\u0007',
+      'c1\u0085',
+      'rtl\u202Eevil',
+      'x'.repeat(101),
+    ]) {
+      const refused = await pay({ currency: 'NGN', recipientId: recipients.bank6789, amount: '5', reference })
+      expect([JSON.stringify(reference), refused.res.status]).toEqual([JSON.stringify(reference), 400])
+      expect(refused.body.error).toMatchObject({ code: 'validation_error', param: 'reference' })
+    }
+    expect(await rows()).toEqual(before)
   })
 
   test('daily limit: counted in USD per merchant; failed payouts give it back', async () => {

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { AppError } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
+import { toDecimalField } from '../http/decimal-field.js'
 import {
   createEnvelope,
   createListEnvelope,
@@ -21,7 +22,11 @@ import { submitPayout } from './submit-payout.js'
 
 const tags = ['Payouts']
 const security = [{ ApiKey: [] }]
-const amountPattern = /^(0|[1-9]\d*)(\.\d+)?$/
+// Any printable text: 1-100 characters (code points), none a control character (C0, DEL, C1), a line
+// or paragraph separator or a bidirectional override, and no space at either end (docs/payouts.md).
+const printableReference = /^(?!\s)[^\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]{1,100}(?<!\s)$/u
+const referenceRule =
+  '1-100 printable characters (no control characters, no bidirectional overrides, no space at either end)'
 
 /** Filters of GET /payouts (the spec's, plus startDate/endDate). */
 export const PayoutsQuery = PageQuery.extend({
@@ -57,17 +62,15 @@ export const CreatePayoutBody = z
       .optional()
       .describe('cross-border only: the stablecoin balance to debit'),
     quoteId: z.string().min(1).max(100).optional().describe('cross-border only: pay exactly this quote'),
-    amount: z
-      .string()
-      .regex(amountPattern, 'must be a decimal string such as "100.50"')
+    amount: toDecimalField()
       .optional()
       .describe('in `currency`, what the recipient receives; not needed with quoteId'),
     narration: z.string().max(255).optional(),
     reference: z
       .string()
-      .regex(/^[A-Za-z0-9._:-]{1,100}$/, 'must be 1-100 letters, digits or . _ : -')
+      .regex(printableReference, referenceRule)
       .optional()
-      .describe('your idempotency reference, permanent; generated when omitted'),
+      .describe(`your idempotency reference, permanent; generated when omitted; ${referenceRule}`),
     webhookUrl: z
       .string()
       .url()
@@ -82,7 +85,7 @@ export const CrossBorderQuoteBody = z
   .object({
     currency: z.enum(['KES', 'GHS']),
     sourceCurrency: z.enum(['USDT', 'USDC']),
-    sourceAmount: z.string().regex(amountPattern, 'must be a decimal string such as "100.50"'),
+    sourceAmount: toDecimalField(),
   })
   .openapi('CrossBorderQuoteBody')
 

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { AppError, formatAtomicAmount, parseDecimalAmount } from '@tollgate/core'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
+import { toDecimalField } from '../http/decimal-field.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import type { IncomingTransfer } from '../rails/types.js'
@@ -15,10 +16,7 @@ export const SandboxCryptoPaymentBody = z
       .describe('chain without a local node (bitcoin, tron, dogecoin, ethereum, polygon, celo)'),
     asset: z.string().min(1).max(16).describe('asset symbol of the chain (USDT, USDC, BTC, ...)'),
     address: z.string().min(1).max(128).describe('a deposit address of the caller on `chain`'),
-    amount: z
-      .string()
-      .regex(/^(0|[1-9]\d*)(\.\d+)?$/, 'must be a decimal string such as "12.5"')
-      .describe('decimal string in whole units, at most the asset decimals'),
+    amount: toDecimalField('12.5').describe('decimal string in whole units, at most the asset decimals'),
     confirmations: z
       .number()
       .int()

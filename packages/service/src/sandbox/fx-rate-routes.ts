@@ -1,15 +1,16 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
+import { toDecimalField } from '../http/decimal-field.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import { fxCurrencies } from '../rails/fx/sandbox-fx-table.js'
 import { requireSandboxControls } from './require-sandbox-controls.js'
 
-const rateString = z
-  .string()
-  .regex(/^(0|[1-9]\d*)(\.\d{1,18})?$/, 'must be a decimal string with at most 18 decimals')
-  .refine((value) => !/^[0.]+$/.test(value), 'must be greater than zero')
+const rateString = toDecimalField('1550.25').refine(
+  (value) => !/^[0.]+$/.test(value),
+  'must be greater than zero',
+)
 
 /** Body of PUT /sandbox/fx-rates: mid rates against USD (either direction) with optional spreads. */
 export const SandboxFxRatesBody = z

@@ -4,6 +4,7 @@ import { Balance } from '../balances/schemas.js'
 import { toBalanceResponse } from '../balances/to-balance-response.js'
 import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
+import { toDecimalField } from '../http/decimal-field.js'
 import { createEnvelope, toEnvelopeSchema, toErrorResponses } from '../http/envelope.js'
 import { validationHook } from '../http/validation-hook.js'
 import { createCryptoPaymentRoutes } from './crypto-payment-routes.js'
@@ -12,16 +13,11 @@ import { createSandboxFxRateRoutes } from './fx-rate-routes.js'
 import { createSandboxNgnTransferRoutes } from './ngn-transfer-routes.js'
 import { createSandboxProviderCallbackRoutes } from './provider-callback-routes.js'
 
-const amountPattern = /^(0|[1-9]\d*)(\.\d+)?$/
-
 /** Body of POST /sandbox/fund: a currency and a positive decimal amount within the currency's scale. */
 export const SandboxFundBody = z
   .object({
     currency: z.enum(['USDT', 'USDC', 'NGN']).describe('balance currency to credit'),
-    amount: z
-      .string()
-      .regex(amountPattern, 'must be a decimal string such as "100.50"')
-      .describe('decimal string'),
+    amount: toDecimalField().describe('decimal string'),
   })
   .superRefine((body, ctx) => {
     const [, fraction = ''] = body.amount.split('.')
