@@ -539,7 +539,9 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
     expect(mine.queryWith([])).toEqual({ list: [expect.objectContaining({ key: mine.key })] })
   })
 
-  test('edge: a write that found the claim taken over (stored false) answers the success once the reconciler stored it undelivered', async () => {
+  // A hook whose outcome write found the key taken over: another holder (a reconciler when
+  // `delivered` is false, a settle answered the success otherwise) stored the success first.
+  async function settleTakenOver(delivered: boolean | undefined) {
     const { store, writes } = joinableStore()
     const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
     let key = ''
@@ -547,44 +549,32 @@ describe('createFacilitator: the outcome write handed to onSettled (SettleOption
       database,
       onSettled: async (settled, outcome) => {
         key = outcome?.key ?? ''
-        // What a reconciler that took the key over stores: the success, answered to nobody.
-        const row = await store.get(outcome?.key ?? '')
+        const row = await store.get(key)
         await store.complete({
-          key: row?.key ?? '',
+          key,
           owner: row?.owner ?? '',
           state: 'settled',
           result: settled,
           transaction: settled.transaction,
-          delivered: false,
+          ...(delivered === undefined ? {} : { delivered }),
           now: Date.now(),
         })
         outcome?.written(false)
       },
     })
+    return { result, row: await store.get(key), writes }
+  }
+
+  test('edge: a write that found the claim taken over (stored false) answers the success once the reconciler stored it undelivered', async () => {
+    const { result, row, writes } = await settleTakenOver(false)
     expect(result.success).toBe(true)
-    expect(await store.get(key)).toMatchObject({ state: 'settled', delivered: true })
+    expect(row).toMatchObject({ state: 'settled', delivered: true })
     // The stand-in reconciler's write only: the lost one is not written again.
     expect(writes).toEqual(['facilitator'])
   })
 
   test('edge: a write that found the claim taken over by a settle that was answered the success is refused', async () => {
-    const { store } = joinableStore()
-    const facilitator = createFacilitator({ schemes: [createFakeScheme()], store })
-    const result = await facilitator.settle(buildFakeRequest(), {
-      database,
-      onSettled: async (settled, outcome) => {
-        const row = await store.get(outcome?.key ?? '')
-        await store.complete({
-          key: row?.key ?? '',
-          owner: row?.owner ?? '',
-          state: 'settled',
-          result: settled,
-          transaction: settled.transaction,
-          now: Date.now(),
-        })
-        outcome?.written(false)
-      },
-    })
+    const { result } = await settleTakenOver(undefined)
     expect(result).toMatchObject({ success: false, errorReason: REASONS.duplicateSettlement })
   })
 })

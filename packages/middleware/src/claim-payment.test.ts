@@ -1,5 +1,5 @@
 import { REASONS } from '@tollgate/core'
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { describe, expect, test } from 'vitest'
 import { createMemoryPaymentClaims } from './payment-claims.js'
 import { paymentRequired } from './payment-required.js'
@@ -13,7 +13,15 @@ import {
   readPaymentRequired,
 } from './testing/fakes.js'
 
-function createShop() {
+type Handler = (c: Context) => Response | Promise<Response>
+
+// Long enough for every copy to arrive while the first is in flight.
+const slowOk: Handler = async (c) => {
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  return c.json({ ok: true })
+}
+
+function createShop(handler: Handler = slowOk) {
   const facilitator = createFakeFacilitator()
   const app = new Hono()
   app.use(
@@ -26,11 +34,9 @@ function createShop() {
     }),
   )
   let handled = 0
-  app.get('/paid', async (c) => {
+  app.get('/paid', (c) => {
     handled += 1
-    // Long enough for every copy to arrive while the first is in flight.
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    return c.json({ ok: true })
+    return handler(c)
   })
   const header = async () =>
     createPaymentHeader(readPaymentRequired(await app.request('/paid')).accepts[0] as never)
@@ -90,27 +96,14 @@ describe('runClaimed (one payment, one delivery)', () => {
   })
 
   test('behavior: a handler that failed charged nothing and releases the claim', async () => {
-    const facilitator = createFakeFacilitator()
-    const app = new Hono()
-    app.use(
-      paymentRequired({
-        facilitator,
-        schemes: fakeSchemes,
-        assets,
-        payTo: { evm: MERCHANT_EVM },
-        routes: { 'GET /flaky': { price: '$0.01', accepts: { scheme: 'eip3009', network: 'eip155:84532' } } },
-      }),
-    )
     let calls = 0
-    app.get('/flaky', (c) => {
+    const shop = createShop((c) => {
       calls += 1
       return calls === 1 ? c.json({ error: 'busy' }, 503) : c.json({ ok: true })
     })
-    const accepted = readPaymentRequired(await app.request('/flaky')).accepts[0]
-    const value = createPaymentHeader(accepted as never)
-    const send = () => app.request('/flaky', { headers: { 'PAYMENT-SIGNATURE': value } })
-    expect((await send()).status).toBe(503)
-    expect((await send()).status).toBe(200)
+    const value = await shop.header()
+    expect((await shop.send(value)).status).toBe(503)
+    expect((await shop.send(value)).status).toBe(200)
   })
 })
 
