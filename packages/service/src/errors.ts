@@ -22,6 +22,8 @@ declare module '@tollgate/core' {
     /** An agent payment that fails a check of POST /payments/agent/* (details, and data on verify, carry the verdict). */
     invalid_payment: RequestErrorContext & { data?: unknown }
     recipient_not_found: RequestErrorContext
+    /** POST /payouts: the rail refused the payout; `data` carries the failed payout. */
+    payout_failed: RequestErrorContext & { data?: unknown }
     transfer_already_completed: RequestErrorContext
     unsupported_asset_chain: RequestErrorContext
     daily_limit_exceeded: RequestErrorContext
@@ -72,6 +74,7 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   payload_too_large: as(413, 'payload_too_large'),
   unsupported_media_type: as(415, 'unsupported_media_type'),
   provider_unavailable: as(503, 'provider_unavailable'),
+  payout_failed: as(500, 'payout_failed'),
   recipient_not_found: as(404, 'recipient_not_found'),
   transfer_already_completed: as(409, 'transfer_already_completed'),
   unsupported_asset_chain: as(400, 'unsupported_asset_chain'),

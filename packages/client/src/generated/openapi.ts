@@ -1925,6 +1925,17 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Payout processing failed (`payout_failed`): the rail refused the payout. The failed payout, its reserved amount released, is in `data`, and `GET /payouts/{id}` shows it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"] & {
+                            data?: components["schemas"]["Payout"];
+                        };
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -7763,7 +7774,7 @@ export interface components {
             enabledEvents: string[];
             /** @enum {string} */
             status: "enabled" | "disabled";
-            /** @description `whsec_…` signing secret; shown only when created or rotated */
+            /** @description `whsec_…` signing secret; shown only when created or rotated (not when an `Idempotency-Key` replays that answer) */
             secret?: string;
             /** @description ISO 8601; until then deliveries carry a second signature made with the previous secret */
             previousSecretExpiresAt: string | null;
@@ -7829,8 +7840,8 @@ export interface components {
             responseBody: string | null;
         };
         WebhookAccountSecret: {
-            /** @description `whsec_…`; shown only now */
-            secret: string;
+            /** @description `whsec_…`; shown only now (absent when an `Idempotency-Key` replays this answer) */
+            secret?: string;
             /** @description ISO 8601; the previous secret signs until then */
             previousSecretExpiresAt: string | null;
         };

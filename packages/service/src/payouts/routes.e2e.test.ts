@@ -219,6 +219,7 @@ describeEachDatabase('payouts routes', (getDb) => {
     const before = await balance('USDC')
     h.rails.cryptoMode.value = 'fail'
     const failed = await pay({ currency: 'USDC', recipientId: recipients.base, amount: '2' })
+    expect([failed.res.status, failed.body.error?.code]).toEqual([500, 'payout_failed'])
     expect(failed.body.data).toMatchObject({ status: 'failed', failureReason: 'reverted' })
     expect(await balance('USDC')).toEqual(before)
     h.rails.cryptoMode.value = 'real'
@@ -436,7 +437,15 @@ describeEachDatabase('payouts routes', (getDb) => {
     expect(over.res.status).toBe(400)
     expect(over.body.error?.code).toBe('daily_limit_exceeded')
     h.rails.cryptoMode.value = 'fail'
-    expect((await pay({ currency: 'USDC', recipientId, amount: '39' }, asB)).body.data.status).toBe('failed')
+    // Spec: "500 payout processing failed"; the failed payout is readable in data and by GET.
+    const refused = await pay({ currency: 'USDC', recipientId, amount: '39' }, asB)
+    expect([refused.res.status, refused.body.error?.code, refused.body.data.status]).toEqual([
+      500,
+      'payout_failed',
+      'failed',
+    ])
+    const read = await h.request(`/api/v1/payouts/${refused.body.data.id}`, asB)
+    expect(((await read.json()) as Envelope<{ status: string }>).data.status).toBe('failed')
     h.rails.cryptoMode.value = 'real'
     expect((await pay({ currency: 'USDC', recipientId, amount: '39' }, asB)).body.data.status).toBe('success')
   })

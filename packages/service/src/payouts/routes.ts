@@ -6,6 +6,7 @@ import { toDecimalField } from '../http/decimal-field.js'
 import {
   createEnvelope,
   createListEnvelope,
+  ErrorEnvelope,
   toEnvelopeSchema,
   toErrorResponses,
   toListEnvelopeSchema,
@@ -128,6 +129,11 @@ const createPayoutRoute = createRoute({
   responses: {
     201: { description: 'The payout', content: { 'application/json': { schema: toEnvelopeSchema(Payout) } } },
     ...toErrorResponses(400, 401, 404, 409, 413, 422, 429, 503),
+    500: {
+      description:
+        'Payout processing failed (`payout_failed`): the rail refused the payout. The failed payout, its reserved amount released, is in `data`, and `GET /payouts/{id}` shows it.',
+      content: { 'application/json': { schema: ErrorEnvelope.extend({ data: Payout }) } },
+    },
   },
 })
 
@@ -227,11 +233,16 @@ export function createPayoutRoutes(deps: Deps) {
               row ?? (await findPayout(deps, { merchantId, environment, id: payout.id })) ?? payout,
           )
       }
+      const response = toPayoutResponse(current, format)
+      if (current.status === 'failed') {
+        // The spec's 500 "payout processing failed"; a replay of the failed payout answers the same.
+        throw new AppError('payout_failed', {
+          message: `Payout processing failed: ${current.failure_reason ?? 'the rail refused the payout'}`,
+          context: { data: response, ...(created ? {} : { headers: { 'Idempotent-Replayed': 'true' } }) },
+        })
+      }
       return c.json(
-        createEnvelope(
-          toPayoutResponse(current, format),
-          created ? 'Payout initiated' : 'Payout already exists',
-        ),
+        createEnvelope(response, created ? 'Payout initiated' : 'Payout already exists'),
         201,
         created ? {} : { 'Idempotent-Replayed': 'true' },
       )
