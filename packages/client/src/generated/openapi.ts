@@ -6830,6 +6830,7 @@ export interface components {
             payTo: string;
             amount: string;
             fee: string;
+            /** @description block (EVM) or slot (Solana) the transaction landed in, read from the chain node at settle; null while pending or where no node of the chain is configured */
             blockNumber: number | null;
             explorerUrl: string;
             createdAt: string;
