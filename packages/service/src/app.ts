@@ -52,6 +52,8 @@ export const defaultBodyLimitBytes = 100 * 1024
 export type AppOptions = {
   reference?: ReferenceData
   gasFeeReaders?: GasFeeReaders
+  /** Fee readers of the configured live networks (GET /blockchain/gas-fees for live keys); default none. */
+  liveGasFeeReaders?: GasFeeReaders
   rateLimiter?: RateLimiter
   bodyLimitBytes?: number
   idempotency?: IdempotencyOptions
@@ -125,7 +127,14 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.use('*', createJsonBodyParser({ limitBytes: options.bodyLimitBytes ?? defaultBodyLimitBytes }))
   api.use('*', createUrlTextGuard())
   api.use('*', createIdempotencyMiddleware(deps, options.idempotency))
-  api.route('/', createReferenceRoutes({ reference, gasFeeReaders: options.gasFeeReaders ?? {} }))
+  api.route(
+    '/',
+    createReferenceRoutes(deps, {
+      reference,
+      gasFeeReaders: options.gasFeeReaders ?? {},
+      ...(options.liveGasFeeReaders ? { liveGasFeeReaders: options.liveGasFeeReaders } : {}),
+    }),
+  )
   api.route('/', createBalanceRoutes(deps))
   api.route('/', createX402Routes(deps, options.facilitator))
   api.route('/', createRecipientRoutes(deps))

@@ -81,7 +81,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Supported chains and their assets */
+        /**
+         * Supported chains and their assets
+         * @description Per the key's environment: live keys get the mainnets (CAIP-2 ids, contracts and tokens the service accepts there), sandbox keys the test networks the devnet runs.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -206,7 +209,7 @@ export interface paths {
         };
         /**
          * Current network fee of a transfer per chain and asset
-         * @description Fee in the chain native coin (decimal string) per lower-case asset symbol. Read from the chain where an RPC is configured (EVM: gas price x 21,000 for the native coin, x 65,000 for tokens; Solana: 5,000 lamports per signature plus, for tokens, the rent of a token account); static sandbox values elsewhere.
+         * @description Fee in the chain native coin (decimal string) per lower-case asset symbol, read from the chain (EVM: gas price x 21,000 for the native coin, x 65,000 for tokens; Solana: 5,000 lamports per signature plus, for tokens, the rent of a token account) and reused for 10 seconds. Live keys: only chains whose node is configured have fees; the others are named in `unavailable`. Sandbox keys: static sandbox values on chains the devnet does not run.
          */
         get: {
             parameters: {
@@ -217,7 +220,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Chain to asset to fee */
+                /** @description Chain to asset to fee, and the chains without fees */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -232,6 +235,7 @@ export interface paths {
                                     [key: string]: string;
                                 };
                             };
+                            unavailable: components["schemas"]["GasFeeUnavailable"];
                         };
                     };
                 };
@@ -279,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Chains a crypto recipient may use, with their assets */
+        /**
+         * Chains a crypto recipient may use, with their assets
+         * @description Per the key's environment, as GET /blockchain/assets.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6692,7 +6699,7 @@ export interface components {
         ChainAssetEntry: {
             /** @description asset symbol, e.g. USDC */
             asset: string;
-            /** @description CAIP-2 network id, e.g. eip155:84532 */
+            /** @description CAIP-2 network id of the key environment: eip155:8453 (Base) for live keys, eip155:84532 for sandbox keys */
             networkId: string;
             metadata: {
                 name: string;
@@ -6704,6 +6711,10 @@ export interface components {
                 address: string;
                 decimals: number;
             };
+        };
+        /** @description chains (by name) without fees in `data` and why: no node of the chain is configured, or its node is of a family whose fees are not read (live keys only; empty for sandbox keys) */
+        GasFeeUnavailable: {
+            [key: string]: "no_node_configured" | "no_fee_reader";
         };
         Bank: {
             name: string;
@@ -6830,6 +6841,7 @@ export interface components {
             payTo: string;
             amount: string;
             fee: string;
+            /** @description block (EVM) or slot (Solana) the transaction landed in, read from the chain node at settle; null while pending or where no node of the chain is configured */
             blockNumber: number | null;
             explorerUrl: string;
             createdAt: string;

@@ -14,6 +14,7 @@ import type { KeyEnvironment, ResponseFormat } from '../http/app-env.js'
 import type { ChainName } from '../reference/chains.js'
 import { createOffers, resolveX402Asset } from '../x402/build-requirements.js'
 import { type Check, toOrderedChecks } from '../x402/verify-x402.js'
+import { assertAgentAsset } from './assert-agent-asset.js'
 import { findSessionByReference, toSessionViews } from './load-payment-session.js'
 import type { SessionRow } from './session-settlement.js'
 import { toSessionResponse } from './to-session-response.js'
@@ -154,6 +155,7 @@ export async function settleAgentPayment(
 }
 
 function resolveSchemeAsset(deps: Pick<Deps, 'rails'>, input: Scope & AgentVerifyInput) {
+  assertAgentAsset(deps, input)
   const resolved = resolveX402Asset(deps, input)
   const { entry, asset } = resolved
   if (!asset.transferMethods.includes(input.scheme)) {

@@ -10,7 +10,7 @@ import { createRateLimiter } from '../http/rate-limit.js'
 import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
 import { registerServiceJobs } from '../jobs/register-service-jobs.js'
 import { registerSessionHandlers } from '../payments/register-session-handlers.js'
-import { createGasFeeReaders } from '../reference/get-gas-fees.js'
+import { createGasFeeReaders, createLiveGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData } from '../reference/reference-data.js'
 import { listen } from '../sandbox/listen.js'
 import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
@@ -114,6 +114,7 @@ export async function startProduction(
         : {}),
       reference,
       gasFeeReaders: createGasFeeReaders(reference),
+      liveGasFeeReaders: createLiveGasFeeReaders(config.networks),
       rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
       sandboxRoutes: false,
       metrics,

@@ -203,6 +203,15 @@ export type IncomingTransfers = {
     chain: ChainName
     txHash: string
   }): Promise<IncomingTransfer[]>
+  /**
+   * The block (EVM block number, Solana slot) of a successful transaction, read from the chain's
+   * node; null on a chain without a node or for a transaction not (or not successfully) in a block.
+   */
+  readBlockNumber(input: {
+    environment: KeyEnvironment
+    chain: ChainName
+    txHash: string
+  }): Promise<bigint | null>
 }
 
 /** An outbound crypto transfer from the treasury, exactly once per idempotency key. */

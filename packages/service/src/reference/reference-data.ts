@@ -1,4 +1,5 @@
 import type { DevnetManifest } from '@tollgate/devnet'
+import type { ChainEntry } from '../rails/types.js'
 import { type ChainInfo, type ChainName, chainTable, tokenNames } from './chains.js'
 
 /** An RPC endpoint the service reads fees from: an EVM JSON-RPC or a Solana JSON-RPC URL. */
@@ -55,6 +56,33 @@ export function getChainAssets(data: ReferenceData): Record<string, ChainAssetEn
       contract: { address: token.address, decimals: token.decimals },
     }))
     result[info.chain] = [native, ...tokens]
+  }
+  return result
+}
+
+/**
+ * The chain asset entries of registry chains, keyed by chain name: what a live key is answered (the
+ * mainnet CAIP-2 ids and the tokens the service accepts there, configured ones included).
+ */
+export function getRegistryChainAssets(entries: readonly ChainEntry[]): Record<string, ChainAssetEntry[]> {
+  const result: Record<string, ChainAssetEntry[]> = {}
+  for (const entry of entries) {
+    const info = chainTable.find((row) => row.chain === entry.chain)
+    result[entry.chain] = entry.assets.map((asset): ChainAssetEntry => {
+      const name =
+        asset.kind === 'native'
+          ? (info?.native.name ?? asset.symbol)
+          : (tokenNames[asset.symbol] ?? asset.symbol)
+      const metadata = { name, symbol: asset.symbol, decimals: asset.decimals }
+      return asset.address === null
+        ? { asset: asset.symbol, networkId: entry.network, metadata }
+        : {
+            asset: asset.symbol,
+            networkId: entry.network,
+            metadata,
+            contract: { address: asset.address, decimals: asset.decimals },
+          }
+    })
   }
   return result
 }

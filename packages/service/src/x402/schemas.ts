@@ -73,7 +73,12 @@ export const X402Transaction = z
     payTo: z.string(),
     amount: z.string(),
     fee: z.string(),
-    blockNumber: z.number().nullable(),
+    blockNumber: z
+      .number()
+      .nullable()
+      .describe(
+        'block (EVM) or slot (Solana) the transaction landed in, read from the chain node at settle; null while pending or where no node of the chain is configured',
+      ),
     explorerUrl: z.string(),
     createdAt: z.string(),
   })

@@ -113,9 +113,10 @@ async function writeSettlement(
 ): Promise<WrittenSettlement> {
   const pending = !result.success
   const payer = result.payer ?? null
-  const amlCheck = payer
-    ? await deps.rails.screening.screen({ chain: parsed.entry.chain, address: payer })
-    : 'pending'
+  const [amlCheck, blockNumber] = await Promise.all([
+    payer ? deps.rails.screening.screen({ chain: parsed.entry.chain, address: payer }) : 'pending',
+    pending ? null : readBlockNumber(deps, input, parsed, result.transaction),
+  ])
   const currency = parsed.custodied ? parsed.asset.ledgerCurrency : null
   const split = currency ? splitFee(deps, parsed, currency) : { gross: 0n, fee: 0n }
   const legs = currency ? toLegs(parsed, input.merchantId, currency, split) : []
@@ -126,6 +127,7 @@ async function writeSettlement(
     status: pending ? 'pending' : 'confirmed',
     payer,
     amlCheck,
+    blockNumber,
     fee: currency ? fromLedgerUnits(split.fee, ledgerCurrencies[currency], parsed.asset.decimals) : 0n,
     credited: legs.length > 0,
   }
@@ -142,12 +144,32 @@ async function writeSettlement(
   return { plan, inserted: await insertSettlement(deps, plan, outcome) }
 }
 
+/**
+ * The block of a settled transaction, from the chain's node (the facilitator's answer has only the
+ * hash): null when the chain has no node here or the node does not say; never fails the settle.
+ */
+async function readBlockNumber(
+  deps: Pick<Deps, 'rails'>,
+  input: SettleInput,
+  parsed: MerchantX402Request,
+  txHash: string,
+): Promise<bigint | null> {
+  if (txHash === '') {
+    return null
+  }
+  return deps.rails.incoming
+    .readBlockNumber({ environment: input.environment, chain: parsed.entry.chain, txHash })
+    .catch(() => null)
+}
+
 type SettlementRecord = SettleInput & {
   parsed: MerchantX402Request
   txHash: string
   status: 'pending' | 'confirmed'
   payer: string | null
   amlCheck: string
+  /** The block (EVM) or slot (Solana) of the settled transaction; null while pending or unknown. */
+  blockNumber: bigint | null
   fee: bigint
   credited: boolean
 }
@@ -394,7 +416,7 @@ function toRowValues(deps: Pick<Deps, 'ids' | 'clock'>, input: SettlementRecord)
     amount: parsed.amount,
     fee: input.fee,
     credited: input.credited,
-    block_number: null,
+    block_number: input.blockNumber === null ? null : input.blockNumber.toString(),
     created_at: deps.clock.now(),
   }
 }
@@ -407,7 +429,10 @@ async function recordTransaction(trx: Db, deps: Pick<Deps, 'ids' | 'clock'>, inp
     .onConflict((oc) =>
       oc
         .columns(['environment', 'network', 'tx_hash'])
-        .doUpdateSet({ status: input.status })
+        .doUpdateSet({
+          status: input.status,
+          block_number: input.blockNumber === null ? null : input.blockNumber.toString(),
+        })
         .where('x402_transactions.status', '=', 'pending')
         .where('x402_transactions.merchant_id', '=', input.merchantId),
     )

@@ -10,6 +10,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
+import { createBlockNumberReader } from './read-block-number.js'
 import { createKnownTransactionRecorder } from './record-known-transaction.js'
 
 /**
@@ -37,6 +38,7 @@ export function createIncomingTransfers(
       addresses,
       rpcOf: options.rpcOf ?? (() => undefined),
     }),
+    readBlockNumber: createBlockNumberReader({ chains, rpcOf: options.rpcOf ?? (() => undefined) }),
     list: (db, input) =>
       input.addressIds.length === 0
         ? Promise.resolve([])
