@@ -4,6 +4,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import type { Facilitator } from './create-facilitator.js'
 import { drainUnreadBody } from './drain-unread-body.js'
 import { getErrorStatus, toErrorBody } from './errors.js'
+import { getCallerId } from './get-caller-id.js'
 import { type Logger, silentLogger } from './logger.js'
 import { parseFacilitatorRequest } from './parse-facilitator-request.js'
 import { readBodyText } from './read-body-text.js'
@@ -31,15 +32,30 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   const logger = options.logger ?? silentLogger
   const limitBytes = options.bodyLimitBytes ?? 64 * 1024
   const auth = createBearerAuth(options.authToken)
+  const tokenCaller = getCallerId(options.authToken, undefined)
+  const callerOf = (c: Context) => {
+    const caller = tokenCaller ?? getCallerId(undefined, getRemoteAddress(c))
+    return caller === undefined ? {} : { caller }
+  }
   const app = new Hono()
 
   app.use('*', drainUnreadBody())
   app.get('/health', async (c) => c.json(await facilitator.getHealth()))
   app.post('/verify', auth, async (c) =>
-    c.json(await facilitator.verify(parseFacilitatorRequest(await readJson(c, limitBytes)), PARSED)),
+    c.json(
+      await facilitator.verify(parseFacilitatorRequest(await readJson(c, limitBytes)), {
+        ...PARSED,
+        ...callerOf(c),
+      }),
+    ),
   )
   app.post('/settle', auth, async (c) =>
-    c.json(await facilitator.settle(parseFacilitatorRequest(await readJson(c, limitBytes)), PARSED)),
+    c.json(
+      await facilitator.settle(parseFacilitatorRequest(await readJson(c, limitBytes)), {
+        ...PARSED,
+        ...callerOf(c),
+      }),
+    ),
   )
   app.get('/supported', auth, async (c) => c.json(await facilitator.getSupported()))
   app.get('/metrics', auth, async (c) => {
@@ -56,6 +72,12 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
     return c.json(toErrorBody(error), status)
   })
   return app
+}
+
+// @hono/node-server puts the Node request under `c.env.incoming`; other runtimes have none.
+function getRemoteAddress(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined
+  return env?.incoming?.socket?.remoteAddress
 }
 
 async function readJson(c: Context, limitBytes: number): Promise<unknown> {
