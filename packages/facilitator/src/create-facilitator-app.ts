@@ -14,7 +14,10 @@ const PARSED = { parsed: true } as const
 
 /** Options of {@link createFacilitatorApp}. */
 export type FacilitatorAppOptions = {
-  /** When set, every route but `/health` needs `Authorization: Bearer <authToken>`. */
+  /**
+   * When set, every route but `/health` needs `Authorization: Bearer <authToken>`, and `/health`
+   * without it answers only `{ status: "ok" }` (no store counts, no signer balances).
+   */
   authToken?: string
   /** Largest accepted request body in bytes (default 64 KiB); larger bodies get 413. */
   bodyLimitBytes?: number
@@ -40,8 +43,11 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   const app = new Hono()
 
   app.use('*', drainUnreadBody())
-  app.get('/health', async (c) => c.json(await facilitator.getHealth()))
-  app.post('/verify', auth, async (c) =>
+  // Liveness is public; the store counts and signer balances only with the token (when one is set).
+  app.get('/health', async (c) =>
+    c.json(auth.allows(c) ? await facilitator.getHealth() : { status: 'ok' as const }),
+  )
+  app.post('/verify', auth.middleware, async (c) =>
     c.json(
       await facilitator.verify(parseFacilitatorRequest(await readJson(c, limitBytes)), {
         ...PARSED,
@@ -49,7 +55,7 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
       }),
     ),
   )
-  app.post('/settle', auth, async (c) =>
+  app.post('/settle', auth.middleware, async (c) =>
     c.json(
       await facilitator.settle(parseFacilitatorRequest(await readJson(c, limitBytes)), {
         ...PARSED,
@@ -57,8 +63,8 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
       }),
     ),
   )
-  app.get('/supported', auth, async (c) => c.json(await facilitator.getSupported()))
-  app.get('/metrics', auth, async (c) => {
+  app.get('/supported', auth.middleware, async (c) => c.json(await facilitator.getSupported()))
+  app.get('/metrics', auth.middleware, async (c) => {
     const { registry } = facilitator.metrics
     return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType })
   })
@@ -90,18 +96,27 @@ async function readJson(c: Context, limitBytes: number): Promise<unknown> {
 }
 
 // Compares digests so the check takes the same time whatever prefix of the token matches.
-function createBearerAuth(token: string | undefined): MiddlewareHandler {
+function createBearerAuth(token: string | undefined): {
+  allows(c: Context): boolean
+  middleware: MiddlewareHandler
+} {
   const expected = token === undefined ? undefined : digest(token)
-  return async (c, next) => {
-    if (expected) {
-      const header = c.req.header('Authorization') ?? ''
-      const match = /^Bearer\s+(.+)$/i.exec(header)
-      if (!match?.[1] || !timingSafeEqual(digest(match[1].trim()), expected)) {
+  const allows = (c: Context) => {
+    if (!expected) {
+      return true
+    }
+    const match = /^Bearer\s+(.+)$/i.exec(c.req.header('Authorization') ?? '')
+    return match?.[1] !== undefined && timingSafeEqual(digest(match[1].trim()), expected)
+  }
+  return {
+    allows,
+    middleware: async (c, next) => {
+      if (!allows(c)) {
         c.header('WWW-Authenticate', 'Bearer')
         throw new AppError('unauthorized', { message: 'a valid bearer token is required' })
       }
-    }
-    await next()
+      await next()
+    },
   }
 }
 
