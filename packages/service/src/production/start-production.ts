@@ -116,6 +116,8 @@ export async function startProduction(
       gasFeeReaders: createGasFeeReaders(reference),
       rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
       sandboxRoutes: false,
+      // Production: `/metrics` only with its token; without one it is not served.
+      metricsToken: config.metricsToken ?? null,
       metrics,
       webhookMetrics,
       webhookHttp,
