@@ -17,6 +17,10 @@ export const REASONS = {
   insufficientFunds: 'insufficient_funds',
   settlementPending: 'settlement_pending',
   duplicateSettlement: 'duplicate_settlement',
+  // Tollgate's own (no reference reason fits; docs/x402.md, 'Reason strings')
+  amountBelowMinimum: 'tollgate_amount_below_minimum',
+  rateLimited: 'tollgate_rate_limited',
+  payerCoolingDown: 'tollgate_payer_cooling_down',
   // accepted-vs-requirements comparison (Tollgate is stricter than the reference, docs/x402.md)
   acceptedMismatch: 'invalid_payment_requirements',
   // exact EVM, EIP-3009

@@ -62,6 +62,11 @@ export interface SchemeFacilitator<Prepared = unknown> {
    * `eip3009:<chainId>:<asset>:<from>:<nonce>`); `undefined` when the payload is malformed.
    */
   getSettlementKey(payment: PaymentPayload, requirements: PaymentRequirements): string | undefined
+  /**
+   * Optional: the payer the payload names before any check (EIP-3009 `from`, Permit2 owner), for
+   * per-payer limits ahead of the scheme's work; `undefined` when the payload names none.
+   */
+  getPayer?(payment: PaymentPayload): string | undefined
   verify(
     payment: PaymentPayload,
     requirements: PaymentRequirements,
@@ -143,6 +148,11 @@ export type SettleOptions = {
    * hook that returns or throws having done neither has it written after it.
    */
   database?: unknown
+  /**
+   * Who asks (a merchant, an API token), for the facilitator's per-caller settle limit; an HTTP
+   * client or another facilitator ignores it.
+   */
+  caller?: string
 }
 
 /** The settlement store's outcome write, offered to an `onSettled` hook on the same database. */

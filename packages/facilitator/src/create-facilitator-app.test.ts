@@ -134,6 +134,40 @@ describe('createFacilitatorApp', () => {
     expect((await app.request('/health')).status).toBe(200)
   })
 
+  test('behavior: with a token, /health shows store counts and signer balances only to its holder', async () => {
+    const balances = [
+      {
+        network: 'eip155:84532',
+        address: '0x000000000000000000000000000000000000fee1',
+        symbol: 'ETH',
+        balance: 10n ** 18n,
+        decimals: 18,
+      },
+    ]
+    let reads = 0
+    const { app } = setup(
+      { authToken: 's3cret' },
+      {
+        getBalances: async () => {
+          reads += 1
+          return balances
+        },
+      },
+    )
+    const open = await app.request('/health')
+    expect(open.status).toBe(200)
+    expect(await open.json()).toEqual({ status: 'ok' })
+    const wrong = await app.request('/health', { headers: { Authorization: 'Bearer wrong' } })
+    expect(await wrong.json()).toEqual({ status: 'ok' })
+    expect(reads).toBe(0)
+    const full = await app.request('/health', { headers: { Authorization: 'Bearer s3cret' } })
+    expect(await full.json()).toMatchObject({
+      status: 'ok',
+      settlements: { settled: 0 },
+      balances: [expect.objectContaining({ address: '0x000000000000000000000000000000000000fee1' })],
+    })
+  })
+
   test('behavior: GET /supported, /health and /metrics', async () => {
     const { app, post } = setup()
     expect(await (await app.request('/supported')).json()).toEqual({

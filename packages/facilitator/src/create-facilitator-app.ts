@@ -4,6 +4,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import type { Facilitator } from './create-facilitator.js'
 import { drainUnreadBody } from './drain-unread-body.js'
 import { getErrorStatus, toErrorBody } from './errors.js'
+import { getCallerId } from './get-caller-id.js'
 import { type Logger, silentLogger } from './logger.js'
 import { parseFacilitatorRequest } from './parse-facilitator-request.js'
 import { readBodyText } from './read-body-text.js'
@@ -13,7 +14,10 @@ const PARSED = { parsed: true } as const
 
 /** Options of {@link createFacilitatorApp}. */
 export type FacilitatorAppOptions = {
-  /** When set, every route but `/health` needs `Authorization: Bearer <authToken>`. */
+  /**
+   * When set, every route but `/health` needs `Authorization: Bearer <authToken>`, and `/health`
+   * without it answers only `{ status: "ok" }` (no store counts, no signer balances).
+   */
   authToken?: string
   /** Largest accepted request body in bytes (default 64 KiB); larger bodies get 413. */
   bodyLimitBytes?: number
@@ -31,18 +35,36 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   const logger = options.logger ?? silentLogger
   const limitBytes = options.bodyLimitBytes ?? 64 * 1024
   const auth = createBearerAuth(options.authToken)
+  const tokenCaller = getCallerId(options.authToken, undefined)
+  const callerOf = (c: Context) => {
+    const caller = tokenCaller ?? getCallerId(undefined, getRemoteAddress(c))
+    return caller === undefined ? {} : { caller }
+  }
   const app = new Hono()
 
   app.use('*', drainUnreadBody())
-  app.get('/health', async (c) => c.json(await facilitator.getHealth()))
-  app.post('/verify', auth, async (c) =>
-    c.json(await facilitator.verify(parseFacilitatorRequest(await readJson(c, limitBytes)), PARSED)),
+  // Liveness is public; the store counts and signer balances only with the token (when one is set).
+  app.get('/health', async (c) =>
+    c.json(auth.allows(c) ? await facilitator.getHealth() : { status: 'ok' as const }),
   )
-  app.post('/settle', auth, async (c) =>
-    c.json(await facilitator.settle(parseFacilitatorRequest(await readJson(c, limitBytes)), PARSED)),
+  app.post('/verify', auth.middleware, async (c) =>
+    c.json(
+      await facilitator.verify(parseFacilitatorRequest(await readJson(c, limitBytes)), {
+        ...PARSED,
+        ...callerOf(c),
+      }),
+    ),
   )
-  app.get('/supported', auth, async (c) => c.json(await facilitator.getSupported()))
-  app.get('/metrics', auth, async (c) => {
+  app.post('/settle', auth.middleware, async (c) =>
+    c.json(
+      await facilitator.settle(parseFacilitatorRequest(await readJson(c, limitBytes)), {
+        ...PARSED,
+        ...callerOf(c),
+      }),
+    ),
+  )
+  app.get('/supported', auth.middleware, async (c) => c.json(await facilitator.getSupported()))
+  app.get('/metrics', auth.middleware, async (c) => {
     const { registry } = facilitator.metrics
     return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType })
   })
@@ -58,6 +80,12 @@ export function createFacilitatorApp(facilitator: Facilitator, options: Facilita
   return app
 }
 
+// @hono/node-server puts the Node request under `c.env.incoming`; other runtimes have none.
+function getRemoteAddress(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined
+  return env?.incoming?.socket?.remoteAddress
+}
+
 async function readJson(c: Context, limitBytes: number): Promise<unknown> {
   const text = await readBodyText(c, limitBytes)
   try {
@@ -68,18 +96,27 @@ async function readJson(c: Context, limitBytes: number): Promise<unknown> {
 }
 
 // Compares digests so the check takes the same time whatever prefix of the token matches.
-function createBearerAuth(token: string | undefined): MiddlewareHandler {
+function createBearerAuth(token: string | undefined): {
+  allows(c: Context): boolean
+  middleware: MiddlewareHandler
+} {
   const expected = token === undefined ? undefined : digest(token)
-  return async (c, next) => {
-    if (expected) {
-      const header = c.req.header('Authorization') ?? ''
-      const match = /^Bearer\s+(.+)$/i.exec(header)
-      if (!match?.[1] || !timingSafeEqual(digest(match[1].trim()), expected)) {
+  const allows = (c: Context) => {
+    if (!expected) {
+      return true
+    }
+    const match = /^Bearer\s+(.+)$/i.exec(c.req.header('Authorization') ?? '')
+    return match?.[1] !== undefined && timingSafeEqual(digest(match[1].trim()), expected)
+  }
+  return {
+    allows,
+    middleware: async (c, next) => {
+      if (!allows(c)) {
         c.header('WWW-Authenticate', 'Bearer')
         throw new AppError('unauthorized', { message: 'a valid bearer token is required' })
       }
-    }
-    await next()
+      await next()
+    },
   }
 }
 

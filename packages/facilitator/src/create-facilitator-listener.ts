@@ -5,6 +5,7 @@ import { AppError } from '@tollgate/core'
 import type { Facilitator } from './create-facilitator.js'
 import { createFacilitatorApp, type FacilitatorAppOptions } from './create-facilitator-app.js'
 import { getErrorStatus, toErrorBody } from './errors.js'
+import { getCallerId } from './get-caller-id.js'
 import { silentLogger } from './logger.js'
 import { parseFacilitatorRequest } from './parse-facilitator-request.js'
 
@@ -31,10 +32,14 @@ export function createFacilitatorListener(
   const logger = options.logger ?? silentLogger
   const limitBytes = options.bodyLimitBytes ?? 64 * 1024
   const expected = options.authToken === undefined ? undefined : digest(options.authToken)
+  // With a token every authorized request is the token's: one caller, computed once.
+  const tokenCaller = getCallerId(options.authToken, undefined)
   const fallback = getRequestListener(createFacilitatorApp(facilitator, options).fetch)
-  const handlers: Record<string, (body: unknown) => Promise<unknown>> = {
-    '/verify': (body) => facilitator.verify(parseFacilitatorRequest(body), PARSED),
-    '/settle': (body) => facilitator.settle(parseFacilitatorRequest(body), PARSED),
+  const handlers: Record<string, (body: unknown, caller: string | undefined) => Promise<unknown>> = {
+    '/verify': (body, caller) =>
+      facilitator.verify(parseFacilitatorRequest(body), { ...PARSED, ...(caller ? { caller } : {}) }),
+    '/settle': (body, caller) =>
+      facilitator.settle(parseFacilitatorRequest(body), { ...PARSED, ...(caller ? { caller } : {}) }),
   }
   const authorized = (req: IncomingMessage) => {
     if (!expected) {
@@ -58,7 +63,7 @@ export function createFacilitatorListener(
         } catch (cause) {
           throw new AppError('invalid_json', { cause, message: 'the request body is not valid JSON' })
         }
-        return handle(body)
+        return handle(body, tokenCaller ?? getCallerId(undefined, req.socket.remoteAddress))
       })
       .then(
         (answer) => send(res, 200, answer),

@@ -12,6 +12,7 @@ import {
   type SupportedResponse,
   type VerifyResponse,
 } from '@tollgate/core'
+import { createSettleGuard, NO_SETTLE_LIMITS, type SettleLimits } from './create-settle-guard.js'
 import { createSettlementCoordinator } from './create-settlement-coordinator.js'
 import {
   createFacilitatorMetrics,
@@ -42,6 +43,17 @@ export type FacilitatorDeps = {
   leaseMs?: number
   /** How long a settle waits for another process settling the same payment (default 60 000 ms). */
   settleWaitTimeoutMs?: number
+  /**
+   * Dust and abuse limits (fee floor, settle windows per payer and per caller, revert cool-down),
+   * kept in memory per process; default: none (`resolveSettleLimits` builds them from config).
+   */
+  limits?: SettleLimits
+}
+
+/** Options of {@link Facilitator.verify} and {@link Facilitator.settle}: routing, and who calls. */
+export type CallOptions = RouteOptions & {
+  /** The caller (an auth token, a client address, a merchant) for the per-caller limit. */
+  caller?: string
 }
 
 /**
@@ -58,12 +70,12 @@ export type FacilitatorHealth = {
 /** Tollgate's facilitator: an in-process {@link FacilitatorClient} with exactly-once settlement. */
 export interface Facilitator extends FacilitatorClient {
   /** Verifies a payment; `options.parsed` says `request` is `parseFacilitatorRequest`'s answer. */
-  verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse>
+  verify(request: FacilitatorRequest, options?: CallOptions): Promise<VerifyResponse>
   /**
    * Settles a payment exactly once; `options.parsed` as for `verify`. `options.onSettled` runs only
    * in the call that settled the payment, alongside the outcome write (see `SettleOptions`).
    */
-  settle(request: FacilitatorRequest, options?: RouteOptions & SettleOptions): Promise<SettleResponse>
+  settle(request: FacilitatorRequest, options?: CallOptions & SettleOptions): Promise<SettleResponse>
   readonly metrics: FacilitatorMetrics
   /**
    * Re-awaits settlements whose outcome is not known (`pending`, or held by a process that died);
@@ -93,6 +105,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
   const logger = deps.logger ?? silentLogger
   const now = deps.now ?? Date.now
   const metrics = deps.metrics ?? createFacilitatorMetrics()
+  const guard = createSettleGuard(deps.limits ?? NO_SETTLE_LIMITS, now)
   const coordinator = createSettlementCoordinator({
     store,
     logger,
@@ -106,7 +119,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
     ...(deps.getBalances ? { getBalances: deps.getBalances } : {}),
   })
 
-  async function verify(request: FacilitatorRequest, options?: RouteOptions): Promise<VerifyResponse> {
+  async function verify(request: FacilitatorRequest, options?: CallOptions): Promise<VerifyResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
     try {
@@ -118,7 +131,22 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
       }
       labels.network = route.requirements.network
       labels.scheme = route.scheme.name
-      const result = await route.scheme.verify(route.payment, route.requirements)
+      const refused = guard.checkVerify({
+        requirements: route.requirements,
+        payer: route.scheme.getPayer?.(route.payment),
+        caller: options?.caller,
+      })
+      const verified = refused ? undefined : await route.scheme.verify(route.payment, route.requirements)
+      const cooling = verified?.isValid ? guard.checkPayer(verified.payer) : undefined
+      const limited = refused ?? cooling
+      const result: VerifyResponse = limited
+        ? {
+            isValid: false,
+            invalidReason: limited.reason,
+            invalidMessage: limited.message,
+            ...(verified?.payer ? { payer: verified.payer } : {}),
+          }
+        : (verified as VerifyResponse)
       labels.outcome = result.isValid ? 'valid' : 'invalid'
       labels.reason = toReasonLabel(result.invalidReason)
       if (result.invalidMessage === undefined) {
@@ -137,7 +165,7 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
 
   async function settle(
     request: FacilitatorRequest,
-    options?: RouteOptions & SettleOptions,
+    options?: CallOptions & SettleOptions,
   ): Promise<SettleResponse> {
     const started = performance.now()
     const labels = { network: 'unknown', scheme: 'unknown', outcome: 'error', reason: '' }
@@ -163,8 +191,26 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
         labels.network = route.requirements.network
         labels.scheme = route.scheme.name
         const key = route.scheme.getSettlementKey(route.payment, route.requirements)
-        result = key
-          ? await coordinator.settle({
+        const admission = key
+          ? guard.admit({
+              key,
+              requirements: route.requirements,
+              payer: route.scheme.getPayer?.(route.payment),
+              caller: options?.caller,
+            })
+          : undefined
+        if (!key) {
+          result = failure(
+            REASONS.invalidPayload,
+            'the payload has no settlement key',
+            route.requirements.network,
+          )
+        } else if (admission && 'reason' in admission) {
+          result = failure(admission.reason, admission.message, route.requirements.network)
+        } else {
+          let settled: SettleResponse | undefined
+          try {
+            settled = await coordinator.settle({
               scheme: route.scheme,
               key,
               fingerprint: getSettlementFingerprint(route.payment, route.requirements),
@@ -173,7 +219,11 @@ export function createFacilitator(deps: FacilitatorDeps): Facilitator {
               ...(onSettled ? { onSettled } : {}),
               ...(options?.database === undefined ? {} : { database: options.database }),
             })
-          : failure(REASONS.invalidPayload, 'the payload has no settlement key', route.requirements.network)
+          } finally {
+            admission?.done(settled)
+          }
+          result = settled
+        }
       }
       labels.outcome = result.success
         ? 'success'

@@ -10,6 +10,7 @@ import {
 } from '@tollgate/core'
 import { z } from 'zod'
 import './errors.js'
+import { type SettleLimits, toMinAmountKey } from './create-settle-guard.js'
 import { isLoopbackHost } from './is-loopback-host.js'
 
 const EnvName = z
@@ -42,7 +43,28 @@ const NetworkConfig = z.strictObject({
   maxFeePerGasCap: Wei.optional().describe('wei'),
   pollingIntervalMs: z.number().int().positive().optional().describe('RPC polling interval (50 suits anvil)'),
   nativeSymbol: z.string().min(1).optional().describe('native coin symbol for balances (default ETH / SOL)'),
+  minAmounts: z
+    .record(z.string().min(1), z.string().regex(/^\d+$/, 'must be an amount in atomic units'))
+    .optional()
+    .describe('fee floor: asset symbol or address -> smallest settled amount in atomic units ("0" = none)'),
 })
+
+const Window = z.strictObject({
+  settles: z.number().int().nonnegative().describe('0 = no limit'),
+  windowSeconds: z.number().int().positive(),
+})
+
+/** The `limits` of a facilitator configuration (dust and abuse; docs/facilitator.md, 'Limits'). */
+export const SettleLimitsConfig = z.strictObject({
+  defaultMinAmount: z
+    .enum(['one-thousandth', 'none'])
+    .default('one-thousandth')
+    .describe('floor of an asset without minAmounts: 0.001 of one token, or none'),
+  perPayer: Window.default({ settles: 60, windowSeconds: 60 }),
+  perCaller: Window.default({ settles: 6000, windowSeconds: 60 }),
+  revertCooldownSeconds: z.number().int().nonnegative().default(600).describe('0 = no cool-down'),
+})
+export type SettleLimitsConfig = z.input<typeof SettleLimitsConfig>
 
 const EvmOptions = z.strictObject({
   receiptTimeoutMs: z
@@ -94,6 +116,7 @@ export const FacilitatorConfigFile = z.strictObject({
   bodyLimitBytes: z.number().int().positive().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   networks: z.record(Caip2Network, NetworkConfig),
+  limits: SettleLimitsConfig.prefault({}),
   evm: EvmOptions.default({}),
   solana: SolanaOptions.default({}),
 })
@@ -117,11 +140,12 @@ export type NetworkSettings = Omit<
 /** A validated facilitator configuration, ready for the composition root. */
 export type FacilitatorConfig = Omit<
   z.output<typeof FacilitatorConfigFile>,
-  'networks' | 'authTokenEnv' | 'databaseUrlEnv'
+  'networks' | 'authTokenEnv' | 'databaseUrlEnv' | 'limits'
 > & {
   authToken?: string
   databaseUrl?: string
   networks: NetworkSettings[]
+  limits: SettleLimits
 }
 
 /**
@@ -140,7 +164,7 @@ export function parseFacilitatorConfig(
       ),
     )
   }
-  const { networks, authTokenEnv, databaseUrlEnv, ...rest } = parsed.data
+  const { networks, authTokenEnv, databaseUrlEnv, limits, ...rest } = parsed.data
   const issues: Record<string, string> = {}
   const read = (path: string, name: string | undefined): string | undefined => {
     if (name === undefined) {
@@ -164,6 +188,7 @@ export function parseFacilitatorConfig(
   if (settings.length === 0) {
     issues.networks = 'configure at least one network'
   }
+  const settleLimits = resolveSettleLimits(settings, limits, issues)
   if (Object.keys(issues).length > 0) {
     throw configError(issues)
   }
@@ -172,6 +197,50 @@ export function parseFacilitatorConfig(
     ...(authToken ? { authToken } : {}),
     ...(databaseUrl ? { databaseUrl } : {}),
     networks: settings,
+    limits: settleLimits,
+  }
+}
+
+/**
+ * The facilitator's {@link SettleLimits} from its networks (`minAmounts` by asset symbol or address)
+ * and its `limits` section; an asset without a floor gets `defaultMinAmount`. A `minAmounts` key no
+ * asset of its network matches is reported in `issues` (else it throws `invalid_config`).
+ */
+export function resolveSettleLimits(
+  networks: readonly Pick<NetworkSettings, 'network' | 'assets' | 'minAmounts'>[],
+  input: SettleLimitsConfig = {},
+  issues?: Record<string, string>,
+): SettleLimits {
+  const limits = SettleLimitsConfig.parse(input)
+  const found: Record<string, string> = {}
+  const minAmounts = new Map<string, bigint>()
+  for (const { network, assets, minAmounts: configured = {} } of networks) {
+    for (const asset of assets) {
+      const floor = limits.defaultMinAmount === 'none' ? 0n : 10n ** BigInt(Math.max(0, asset.decimals - 3))
+      minAmounts.set(toMinAmountKey(network, asset.address), floor)
+    }
+    for (const [name, amount] of Object.entries(configured)) {
+      const asset = assets.find(
+        (candidate) => candidate.symbol === name || candidate.address.toLowerCase() === name.toLowerCase(),
+      )
+      if (!asset) {
+        found[`networks.${network}.minAmounts.${name}`] = `no asset ${name} on ${network}`
+        continue
+      }
+      minAmounts.set(toMinAmountKey(network, asset.address), BigInt(amount))
+    }
+  }
+  if (Object.keys(found).length > 0) {
+    if (!issues) {
+      throw configError(found)
+    }
+    Object.assign(issues, found)
+  }
+  return {
+    minAmounts,
+    perPayer: { settles: limits.perPayer.settles, windowMs: limits.perPayer.windowSeconds * 1000 },
+    perCaller: { settles: limits.perCaller.settles, windowMs: limits.perCaller.windowSeconds * 1000 },
+    revertCooldownMs: limits.revertCooldownSeconds * 1000,
   }
 }
 

@@ -14,13 +14,21 @@
  * @module
  */
 
-export type { Facilitator, FacilitatorDeps, FacilitatorHealth } from './create-facilitator.js'
+export type { CallOptions, Facilitator, FacilitatorDeps, FacilitatorHealth } from './create-facilitator.js'
 export { createFacilitator } from './create-facilitator.js'
 export type { FacilitatorAppOptions } from './create-facilitator-app.js'
 export { createFacilitatorApp } from './create-facilitator-app.js'
 export type { NodeRequestListener } from './create-facilitator-listener.js'
 export { createFacilitatorListener } from './create-facilitator-listener.js'
+export type {
+  GuardRefusal,
+  SettleGuard,
+  SettleLimits,
+  WindowLimit,
+} from './create-settle-guard.js'
+export { createSettleGuard, NO_SETTLE_LIMITS, toMinAmountKey } from './create-settle-guard.js'
 export { drainUnreadBody } from './drain-unread-body.js'
+export { resolveSettleLimits, SettleLimitsConfig } from './facilitator-config.js'
 export type {
   FacilitatorMetrics,
   FacilitatorMetricsOptions,

@@ -48,6 +48,7 @@ export async function startFacilitatorServer(
       store,
       logger,
       getBalances: configured.getBalances,
+      limits: config.limits,
       ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
       ...(config.settleWaitTimeoutMs ? { settleWaitTimeoutMs: config.settleWaitTimeoutMs } : {}),
     })

@@ -38,6 +38,8 @@ export function createDevnetConfig(
       authTokenEnv: 'FACILITATOR_TOKEN',
       networks,
       logLevel: 'silent',
+      // Tests pay a few atomic units, many times from one payer: no floor, a wide payer window.
+      limits: { defaultMinAmount: 'none', perPayer: { settles: 10_000, windowSeconds: 60 } },
       ...overrides,
     },
     env,

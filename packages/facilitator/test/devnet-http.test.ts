@@ -260,7 +260,10 @@ describe('our facilitator over HTTP on the devnet', () => {
         expect(results.filter((r) => r.success)).toHaveLength(1)
         expect(results.every((r) => r.success || r.errorReason === 'duplicate_settlement')).toBe(true)
         expect(await getTokenBalance(BASE, 'USDC', payTo)).toBe(555n)
-        const health = await (await fetch(`${a.url}/health`)).json()
+        // The store counts are for the token's holder; without it /health is liveness only.
+        const health = await (
+          await fetch(`${a.url}/health`, { headers: { Authorization: `Bearer ${facilitator.token}` } })
+        ).json()
         expect(health).toMatchObject({ settlements: { settled: 1 } })
       } finally {
         await a.stop()

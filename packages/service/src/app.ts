@@ -23,6 +23,7 @@ import { createJsonBodyParser } from './http/json-body.js'
 import { createHttpMetrics, createMetricsMiddleware, type HttpMetrics } from './http/metrics.js'
 import { createRateLimiter, type RateLimiter } from './http/rate-limit.js'
 import { createRequestContext } from './http/request-context.js'
+import { requireBearerToken } from './http/require-bearer-token.js'
 import { createUrlTextGuard } from './http/url-text-guard.js'
 import { validationHook } from './http/validation-hook.js'
 import { createJobMetrics } from './jobs/job-metrics.js'
@@ -60,6 +61,11 @@ export type AppOptions = {
   /** Mount the sandbox-only routes (`POST /sandbox/fund`); they answer 404 to live keys regardless. */
   sandboxRoutes?: boolean
   metrics?: HttpMetrics
+  /**
+   * `/metrics`' bearer token: a string requires `Authorization: Bearer <token>` (401 otherwise),
+   * `null` serves no `/metrics` (404), undefined leaves it open (the sandbox, on loopback).
+   */
+  metricsToken?: string | null
   /** The in-process x402 facilitator behind /x402/verify and /x402/settle (the sandbox's devnet one). */
   facilitator?: FacilitatorClient
   /** The public hosted checkout's per-IP limit, event-stream poll interval and stream cap. */
@@ -86,9 +92,11 @@ export function createApp(deps: Deps, options: AppOptions = {}) {
   const webhookMetrics = options.webhookMetrics ?? createWebhookMetrics(metrics.registry)
 
   app.get('/health', (c) => c.json({ status: 'ok' }))
-  app.get('/metrics', async (c) =>
-    c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
-  )
+  if (options.metricsToken !== null) {
+    app.get('/metrics', requireBearerToken(options.metricsToken), async (c) =>
+      c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }),
+    )
+  }
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
     in: 'header',

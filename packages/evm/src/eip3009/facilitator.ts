@@ -1,5 +1,6 @@
 import type { Network, SchemeFacilitator } from '@tollgate/core'
 import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
+import { readClaimedPayer } from '../exact/read-claimed-payer.js'
 import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
 import { getEip3009PaymentKey } from './payment-key.js'
 import { settleEip3009 } from './settle-eip3009.js'
@@ -25,6 +26,7 @@ export function createEip3009Facilitator(
     getSigners: (network) => context.networks.get(network)?.relayer.getAddresses() ?? [],
     getSettlementKey: (payment, requirements) =>
       context.networks.has(requirements.network) ? getEip3009PaymentKey(payment, requirements) : undefined,
+    getPayer: (payment) => readClaimedPayer(payment.payload.authorization),
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyEip3009(context, payment, requirements, verifyOptions)).response,
     prepareSettle: (payment, requirements) =>

@@ -1,5 +1,6 @@
 import type { Network, SchemeFacilitator } from '@tollgate/core'
 import { createExactEvmContext, type EvmFacilitatorOptions } from '../exact/exact-evm-context.js'
+import { readClaimedPayer } from '../exact/read-claimed-payer.js'
 import { type PreparedSettle, prepareSettle, takePrepared } from '../settle/settle-preparation.js'
 import { getPermit2PaymentKey } from './payment-key.js'
 import { settlePermit2 } from './settle-permit2.js'
@@ -23,6 +24,7 @@ export function createPermit2Facilitator(
     getSigners: (network) => context.networks.get(network)?.relayer.getAddresses() ?? [],
     getSettlementKey: (payment, requirements) =>
       context.networks.has(requirements.network) ? getPermit2PaymentKey(payment, requirements) : undefined,
+    getPayer: (payment) => readClaimedPayer(payment.payload.permit2Authorization),
     verify: async (payment, requirements, verifyOptions) =>
       (await verifyPermit2(context, payment, requirements, verifyOptions)).response,
     prepareSettle: (payment, requirements) =>

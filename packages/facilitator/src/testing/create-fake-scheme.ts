@@ -79,6 +79,7 @@ export function createFakeScheme(options: FakeSchemeOptions = {}): FakeScheme {
     getSupportedExtra: () => options.extra,
     getSigners: () => options.signers ?? ['0x000000000000000000000000000000000000fee1'],
     getSettlementKey: getKey,
+    getPayer: (payment) => (typeof payment.payload.from === 'string' ? payment.payload.from : undefined),
     verify: async (payment, requirements) => check(payment, requirements),
     async settle(payment, requirements, context): Promise<SettleResponse> {
       const { network } = requirements

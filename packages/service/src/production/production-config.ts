@@ -114,6 +114,8 @@ export const ProductionEnv = z.object({
     .optional(),
   /** Keys of stored secrets: `<keyId>:<64 hex>[,<keyId>:<64 hex>…]`, the first encrypts (docs/security.md). */
   TOLLGATE_SECRET_KEYS: z.string().min(1),
+  /** Bearer token of `/metrics` (at least 32 characters); without it production serves no `/metrics`. */
+  TOLLGATE_METRICS_TOKEN: z.string().trim().min(32, 'at least 32 characters').optional(),
   PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   HOST: z.string().min(1).optional(),
 })
@@ -129,6 +131,8 @@ export type ProductionConfig = Omit<
   masterSeed: string
   /** Encrypts webhook secrets at rest, from `TOLLGATE_SECRET_KEYS`. */
   secretKeyring: SecretKeyring
+  /** `/metrics`' bearer token, from `TOLLGATE_METRICS_TOKEN`; without one `/metrics` is 404. */
+  metricsToken?: string
   networks: Record<string, RailsNetwork>
   operatingKeys?: { treasury: `0x${string}`; feePayers: `0x${string}`[] }
 }
@@ -205,6 +209,7 @@ export function parseProductionConfig(
     secretKeyring,
     networks,
     ...(facilitatorToken ? { facilitatorToken } : {}),
+    ...(vars.data.TOLLGATE_METRICS_TOKEN ? { metricsToken: vars.data.TOLLGATE_METRICS_TOKEN } : {}),
     ...(treasury
       ? {
           operatingKeys: {

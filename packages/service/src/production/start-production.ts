@@ -117,6 +117,8 @@ export async function startProduction(
       liveGasFeeReaders: createLiveGasFeeReaders(config.networks),
       rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
       sandboxRoutes: false,
+      // Production: `/metrics` only with its token; without one it is not served.
+      metricsToken: config.metricsToken ?? null,
       metrics,
       webhookMetrics,
       webhookHttp,

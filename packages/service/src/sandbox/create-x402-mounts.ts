@@ -6,9 +6,14 @@ import {
   createFacilitatorListener,
   createPostgresSettlementStore,
   type Facilitator,
+  resolveSettleLimits,
   startReconcileLoop,
 } from '@tollgate/facilitator'
-import { createDevnetFacilitator, getDevnetAssets } from '@tollgate/facilitator/devnet'
+import {
+  createDevnetFacilitator,
+  getDevnetAssets,
+  getDevnetNetworkSettings,
+} from '@tollgate/facilitator/devnet'
 import { type PaymentVariables, paymentRequired } from '@tollgate/middleware'
 import { Hono } from 'hono'
 import { getAddress, keccak256, toHex } from 'viem'
@@ -33,7 +38,10 @@ export async function createSandboxFacilitator(
 ): Promise<{ facilitator: Facilitator; stop: () => Promise<void>; smartAccounts: SandboxSmartAccount[] }> {
   const { devnet, deps } = context
   const store = await createPostgresSettlementStore({ db: deps.db })
-  const { facilitator, close } = await createDevnetFacilitator(devnet, { store, logger: deps.logger })
+  // The windows and the revert cool-down as in production; no fee floor, since the devnet's gas is
+  // free and tests and examples pay a few atomic units.
+  const limits = resolveSettleLimits(getDevnetNetworkSettings(devnet), { defaultMinAmount: 'none' })
+  const { facilitator, close } = await createDevnetFacilitator(devnet, { store, logger: deps.logger, limits })
   const reconcile = startReconcileLoop(facilitator, { logger: deps.logger })
   if (devnet.networks[SOLANA_DEVNET]) {
     // The solana scheme never creates token accounts (rent drain), so the payee's must exist.

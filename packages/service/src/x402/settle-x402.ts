@@ -54,6 +54,8 @@ export async function settleX402(
   const written: { value?: WrittenSettlement } = {}
   const result = await facilitator.settle(parsed.request, {
     database: deps.db,
+    // The in-process facilitator's per-caller settle window is per merchant and environment.
+    caller: `merchant:${input.merchantId}:${input.environment}`,
     onSettled: async (settled, outcome) => {
       const joined = outcome && settled.transaction !== '' && joinsOutcome(parsed) ? outcome : undefined
       if (outcome && !joined) {

@@ -14,6 +14,7 @@ import * as m0011 from './0011-x402.js'
 import * as m0012 from './0012-payment-pages.js'
 import * as m0013 from './0013-crypto-send-attempts.js'
 import * as m0014 from './0014-sweep-index.js'
+import * as m0015 from './0015-jobs-metrics-index.js'
 
 /** Every migration, by name; names sort in the order they apply. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0012-payment-pages': m0012,
   '0013-crypto-send-attempts': m0013,
   '0014-sweep-index': m0014,
+  '0015-jobs-metrics-index': m0015,
 }
 
 /**
