@@ -16,6 +16,14 @@ export { createApiKey } from './auth/create-api-key.js'
 export type { ApiKeySummary } from './auth/list-api-keys.js'
 export { listApiKeys } from './auth/list-api-keys.js'
 export { revokeApiKey } from './auth/revoke-api-key.js'
+export type {
+  BaseDeps,
+  ComposedService,
+  ComposeServiceConfig,
+  ServiceRailsConfig,
+  ServiceSubscriptions,
+} from './compose/compose-service.js'
+export { composeService } from './compose/compose-service.js'
 export type { Customer, CustomerRow } from './customers/customer.js'
 export { toCustomerResponse } from './customers/customer.js'
 export type { CustomerDetails } from './customers/upsert-customer.js'
@@ -130,6 +138,7 @@ export { settlePayout } from './payouts/settle-payout.js'
 export { reconcilePayout, submitPayout, subscribePayoutRails } from './payouts/submit-payout.js'
 export type { ProductionConfig } from './production/production-config.js'
 export { ProductionConfigFile, parseProductionConfig } from './production/production-config.js'
+export { productionServiceConfig } from './production/production-service-config.js'
 export { runServeCommand } from './production/run-serve-command.js'
 export type { ProductionServer } from './production/start-production.js'
 export { startProduction } from './production/start-production.js'
