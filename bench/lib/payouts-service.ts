@@ -32,6 +32,7 @@ import {
   sandboxPayoutHolder,
   setPayoutDailyLimit,
   subscribeDeposits,
+  subscribePayoutRails,
   systemClock,
 } from '@tollgate/service'
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely'
@@ -160,6 +161,9 @@ async function startService(config: PayoutsServiceConfig) {
     recipientId = recipient.id
   }
   const key = await createApiKey(deps, { merchantId, environment: 'test' })
+  // createApp no longer subscribes payouts to the rails' answers: the composition does.
+  const unsubscribePayouts = subscribePayoutRails(deps)
+  stops.push(async () => unsubscribePayouts())
   const app = createApp(deps, { rateLimiter: createRateLimiter({ limit: 1e9, windowMs: 60_000 }) })
   const server = await new Promise<{ port: number; close: () => void }>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>

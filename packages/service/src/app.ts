@@ -33,7 +33,6 @@ import { createAgentPaymentRoutes } from './payments/agent-routes.js'
 import { createPaymentRoutes } from './payments/routes.js'
 import { createSettlementRoutes } from './payments/settlement-routes.js'
 import { createPayoutRoutes } from './payouts/routes.js'
-import { subscribePayoutRails } from './payouts/submit-payout.js'
 import { createRecipientRoutes } from './recipients/routes.js'
 import type { GasFeeReaders } from './reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from './reference/reference-data.js'
@@ -147,7 +146,6 @@ function createApiRoutes(deps: Deps, options: AppOptions) {
   api.route('/', createX402Routes(deps, options.facilitator))
   api.route('/', createRecipientRoutes(deps))
   api.route('/', createPayoutRoutes(deps))
-  subscribePayoutRails(deps)
   api.route('/', createAgentPaymentRoutes(deps, options.facilitator))
   api.route('/', createPaymentRoutes(deps))
   api.route('/', createSettlementRoutes(deps))

@@ -7,8 +7,9 @@ import { authenticateApiKey } from './auth/authenticate-api-key.js'
 import { type OpenedDatabase, openDatabase } from './db/open-database.js'
 import { createIdGenerator, systemClock } from './deps.js'
 import { emitEvent } from './events/emit-event.js'
+import { runWorkerCommand } from './jobs/run-worker-command.js'
 import { createMerchant } from './merchants/create-merchant.js'
-import { type AdminCommand, runAdminCommand, runListenCommand, runWorkerCommand } from './run-cli.js'
+import { type AdminCommand, runAdminCommand, runListenCommand } from './run-cli.js'
 import { createDefaultSettings } from './settings.js'
 import { describeEachDatabase } from './testing/each-database.js'
 import { startWebhookReceiver } from './testing/webhook-receiver.js'
@@ -140,14 +141,19 @@ describeEachDatabase('tollgate CLI', (getDb, _engine, getOpened) => {
       })
       const controller = new AbortController()
       const err: string[] = []
-      const worker = runWorkerCommand({
-        openDatabase: async () => ({ ...getOpened(), close: async () => {} }),
-        out: () => {},
-        err: (text) => err.push(text),
-        signal: controller.signal,
-        // The keyring the endpoint's secret was stored under (TOLLGATE_SECRET_KEYS in production).
-        secretKeyring: async () => deps.settings.secretKeyring,
-      })
+      const worker = runWorkerCommand(
+        { sandbox: true },
+        {
+          openDatabase: async () => ({ ...getOpened(), close: async () => {} }),
+          // No sandbox running: no chain has a node, as the sandbox worker without a manifest.
+          manifestPath: '/nonexistent/sandbox.json',
+          out: () => {},
+          err: (text) => err.push(text),
+          signal: controller.signal,
+          // The keyring the endpoint's secret was stored under (TOLLGATE_SECRET_KEYS in production).
+          secretKeyring: async () => deps.settings.secretKeyring,
+        },
+      )
       await vi.waitFor(
         () => expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([eventId]),
         {

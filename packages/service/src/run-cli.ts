@@ -1,13 +1,11 @@
 import { readFile } from 'node:fs/promises'
-import { AppError, isAppError } from '@tollgate/core'
+import { isAppError } from '@tollgate/core'
 import { createApiKey } from './auth/create-api-key.js'
 import { listApiKeys } from './auth/list-api-keys.js'
 import { revokeApiKey } from './auth/revoke-api-key.js'
 import { toBalanceResponse } from './balances/to-balance-response.js'
 import type { OpenedDatabase } from './db/open-database.js'
 import { createIdGenerator, systemClock } from './deps.js'
-import { createLogger } from './http/create-logger.js'
-import { runWorker } from './jobs/run-worker.js'
 import { getBalances } from './ledger/get-balances.js'
 import { createMerchant } from './merchants/create-merchant.js'
 import { listMerchants } from './merchants/list-merchants.js'
@@ -29,8 +27,10 @@ export type CliIo = {
   /** The sandbox manifest `listen` reads (default `.tollgate/sandbox.json`). */
   manifestPath?: string
   fetch?: (url: string, init: RequestInit) => Promise<Response>
-  /** The keys of stored secrets `worker` signs webhooks with (`loadSecretKeyring`); required by `worker`. */
+  /** The keys of stored secrets `worker --sandbox` signs webhooks with (`loadSecretKeyring`); required by it. */
   secretKeyring?: () => Promise<SecretKeyring>
+  /** The sandbox's PGlite data directory: `worker --sandbox` reads the master seed beside it. */
+  dataDir?: string
 }
 
 /** An admin command (`merchants create`, `keys list`, `balances`, …) with its parsed arguments. */
@@ -129,37 +129,6 @@ async function runCommand(deps: CliDeps, input: AdminCommand): Promise<unknown> 
   }
 }
 
-/** Runs the service's background jobs until `io.signal` aborts (`tollgate worker`); returns the exit code. */
-export async function runWorkerCommand(io: CliIo): Promise<number> {
-  try {
-    const database = await io.openDatabase()
-    try {
-      if (database.engine === 'pglite') {
-        io.err('worker: on PGlite the sandbox must not be running (one process per data directory)')
-      }
-      if (!io.secretKeyring) {
-        throw new AppError('invalid_config', {
-          context: { issues: { secretKeyring: 'required' } },
-          message: 'worker: no keyring for stored secrets (TOLLGATE_SECRET_KEYS or the sandbox master seed)',
-        })
-      }
-      const secretKeyring = await io.secretKeyring()
-      await runWorker({
-        database,
-        logger: createLogger(),
-        stopped: whenAborted(io.signal),
-        settings: { secretKeyring },
-      })
-    } finally {
-      await database.close()
-    }
-    return 0
-  } catch (error) {
-    io.err(describeError(error))
-    return 1
-  }
-}
-
 /**
  * Forwards the running sandbox's webhook events to `forwardTo` until `io.signal` aborts
  * (`tollgate listen`); reads the sandbox manifest, needs no database; returns the exit code.
@@ -193,15 +162,6 @@ export async function runListenCommand(
     io.err(describeError(error))
     return 1
   }
-}
-
-function whenAborted(signal: AbortSignal = new AbortController().signal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal.aborted) {
-      resolve()
-    }
-    signal.addEventListener('abort', () => resolve())
-  })
 }
 
 function describeError(error: unknown): string {

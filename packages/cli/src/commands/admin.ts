@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path'
 import type { AdminCommand, CliIo } from '@tollgate/service'
 import { defineCommand, type SubCommandsDef } from 'citty'
-import { type TollgateContext, writeError, writeLine } from '../tollgate-context.js'
+import { type TollgateContext, UsageError, writeError, writeLine } from '../tollgate-context.js'
 
 // The admin commands: parsing here, the work in the service's runAdminCommand / runWorkerCommand /
 // runListenCommand. The service module loads only when a command runs.
@@ -20,6 +20,7 @@ async function toServiceIo({ io }: TollgateContext): Promise<CliIo> {
     fetch: (url, init) => io.fetch(url, init),
     secretKeyring: () =>
       loadSecretKeyring({ secretKeys: env.TOLLGATE_SECRET_KEYS, dataDir: env.TOLLGATE_DATA_DIR }),
+    dataDir: env.TOLLGATE_DATA_DIR,
   }
 }
 
@@ -183,17 +184,48 @@ export function createListenCommand(context: TollgateContext) {
   })
 }
 
-/** `tollgate worker`. */
+/** `tollgate worker --config <file>` or `tollgate worker --sandbox`. */
 export function createWorkerCommand(context: TollgateContext) {
   return defineCommand({
     meta: {
       name: 'worker',
-      description: `Run the service's background jobs (webhook deliveries, expiries) until Ctrl-C. ${databaseHelp}`,
+      description:
+        "Run the service's background jobs (webhook deliveries, sweeps, payout re-queries, expiries) until Ctrl-C, on the composition of `tollgate serve --config <file>` (same file and environment) or, with --sandbox, beside `npm start`. Refuses to start with neither",
     },
-    run: async () => {
+    args: {
+      config: {
+        type: 'string',
+        alias: 'c',
+        valueHint: 'tollgate.config.json',
+        description:
+          'The configuration file of `tollgate serve` (or TOLLGATE_CONFIG); required without --sandbox',
+      },
+      sandbox: {
+        type: 'boolean',
+        description: `Run beside the sandbox (npm start): its manifest's chains and its master seed ${databaseHelp}`,
+      },
+    },
+    run: async ({ args }) => {
+      const configPath = args.config ?? context.io.env.TOLLGATE_CONFIG
+      if (args.sandbox === true && args.config !== undefined) {
+        throw new UsageError('--config and --sandbox exclude each other')
+      }
+      if (args.sandbox !== true && !configPath) {
+        throw new UsageError(
+          '--config is required (the file of `tollgate serve`, or set TOLLGATE_CONFIG); --sandbox runs beside `npm start`',
+        )
+      }
       const { runWorkerCommand } = await import('@tollgate/service')
       writeError(context.io, 'worker: running the background jobs until Ctrl-C')
-      context.setExitCode(await runWorkerCommand(await toServiceIo(context)))
+      const io = await toServiceIo(context)
+      context.setExitCode(
+        await runWorkerCommand(
+          args.sandbox === true
+            ? { sandbox: true }
+            : { configPath: configPath as string, env: context.io.env },
+          io,
+        ),
+      )
     },
   })
 }

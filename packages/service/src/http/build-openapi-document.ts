@@ -1,33 +1,24 @@
-import { createApp } from '../app.js'
+import { composeService } from '../compose/compose-service.js'
 import { openDatabase } from '../db/open-database.js'
-import { createIdGenerator, systemClock } from '../deps.js'
-import { createRails } from '../rails/create-rails.js'
-import { createDefaultSettings } from '../settings.js'
 import { createLogger } from './create-logger.js'
-import { createOutboundHttp } from './create-outbound-http.js'
 
 /**
  * The service's OpenAPI document (`GET /api/v1/openapi.json`) built in process, without a server:
- * the app over an in-memory database, asked once. `npm run client:generate` types @tollgate/client from it.
+ * the sandbox composition over an in-memory database, never started, asked once. `npm run
+ * client:generate` types @tollgate/client from it.
  */
 export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
   const database = await openDatabase({})
-  const webhookHttp = createOutboundHttp()
+  const service = composeService({
+    db: database.db,
+    logger: createLogger({ level: 'silent' }),
+    rails: { kind: 'sandbox' },
+  })
   try {
-    const base = {
-      db: database.db,
-      clock: systemClock,
-      ids: createIdGenerator(),
-      logger: createLogger({ level: 'silent' }),
-    }
-    const app = createApp(
-      { ...base, rails: createRails(base), settings: createDefaultSettings() },
-      { webhookHttp },
-    )
-    const response = await app.request('/api/v1/openapi.json')
+    const response = await service.app.request('/api/v1/openapi.json')
     return (await response.json()) as Record<string, unknown>
   } finally {
-    await webhookHttp.close()
+    await service.stop()
     await database.close()
   }
 }

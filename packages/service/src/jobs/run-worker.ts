@@ -1,38 +1,34 @@
-import type { Logger } from 'pino'
-import type { OpenedDatabase } from '../db/open-database.js'
-import { createIdGenerator, type Deps, systemClock } from '../deps.js'
-import { createOutboundHttp } from '../http/create-outbound-http.js'
-import { createRails } from '../rails/create-rails.js'
-import { createDefaultSettings, type ServiceSettings } from '../settings.js'
-import { createJobRunner, type JobRunnerOptions } from './create-job-runner.js'
-import { registerServiceJobs } from './register-service-jobs.js'
+import { type ComposeServiceConfig, composeService } from '../compose/compose-service.js'
+import type { JobRunnerOptions } from './create-job-runner.js'
 
-/** Input of {@link runWorker}. */
+/** Input of {@link runWorker}: the service's composition (rails and settings of sandbox or production). */
 export type RunWorkerInput = {
-  database: OpenedDatabase
-  logger: Logger
+  service: Omit<ComposeServiceConfig, 'app' | 'jobs' | 'startRails'>
   /** Resolves when the worker should stop (SIGINT, SIGTERM). */
   stopped: Promise<void>
-  settings?: Partial<ServiceSettings>
   runner?: Pick<JobRunnerOptions, 'concurrency' | 'leaseMs' | 'pollMs' | 'workerId'>
 }
 
 /**
  * Runs the service's jobs in this process until `stopped` resolves, then stops gracefully (running
  * jobs finish; the rest stay queued for the next worker). The `tollgate worker` command: one more
- * worker beside the service, or instead of its in-process runner (docs/jobs.md).
+ * worker beside the service, or instead of its in-process runner (docs/jobs.md). It composes the
+ * service as the server does, so its jobs sweep and re-query payouts on the same rails; its rails
+ * start too (crypto sends resumed, chains watched, every report subscribed).
  */
 export async function runWorker(input: RunWorkerInput): Promise<{ workerId: string }> {
-  const base = { db: input.database.db, clock: systemClock, ids: createIdGenerator(), logger: input.logger }
-  const deps: Deps = { ...base, rails: createRails(base), settings: createDefaultSettings(input.settings) }
-  const http = createOutboundHttp()
-  const runner = createJobRunner({ ...deps, ...input.runner, notifications: input.database.notifications })
-  registerServiceJobs(runner, { ...deps, http })
-  await runner.start()
-  input.logger.info({ workerId: runner.workerId, engine: input.database.engine }, 'worker started')
-  await input.stopped
-  await runner.stop()
-  await http.close()
-  input.logger.info({ workerId: runner.workerId }, 'worker stopped')
-  return { workerId: runner.workerId }
+  const service = composeService({
+    ...input.service,
+    jobs: { run: true, ...(input.runner ? { runner: input.runner } : {}) },
+  })
+  const { logger } = service.deps
+  try {
+    await service.start()
+    logger.info({ workerId: service.runner.workerId }, 'worker started')
+    await input.stopped
+  } finally {
+    await service.stop()
+  }
+  logger.info({ workerId: service.runner.workerId }, 'worker stopped')
+  return { workerId: service.runner.workerId }
 }

@@ -1,29 +1,22 @@
 import type { Logger } from 'pino'
-import { createApp } from '../app.js'
+import { type ComposedService, composeService } from '../compose/compose-service.js'
 import { openDatabase } from '../db/open-database.js'
-import { subscribeDeposits } from '../deposits/subscribe-deposits.js'
-import { createIdGenerator, type Deps, systemClock } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
-import { createOutboundHttp } from '../http/create-outbound-http.js'
-import { createHttpMetrics } from '../http/metrics.js'
 import { createRateLimiter } from '../http/rate-limit.js'
-import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
-import { registerServiceJobs } from '../jobs/register-service-jobs.js'
-import { registerSessionHandlers } from '../payments/register-session-handlers.js'
+import type { JobRunner } from '../jobs/create-job-runner.js'
 import { createGasFeeReaders, createLiveGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData } from '../reference/reference-data.js'
 import { listen } from '../sandbox/listen.js'
 import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
-import { createDefaultSettings, liveWebhookRetryDelaysMs, sandboxWebhookRetryDelaysMs } from '../settings.js'
-import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
 import { createProductionFacilitatorClient } from './create-production-facilitator-client.js'
-import { createProductionRails } from './create-production-rails.js'
 import type { ProductionConfig } from './production-config.js'
+import { productionServiceConfig } from './production-service-config.js'
 
 /** A running production server: its URL, the app, the deps and job runner, and `stop()`. */
 export type ProductionServer = {
   url: string
-  app: ReturnType<typeof createApp>
+  app: ComposedService['app']
   deps: Deps
   runner: JobRunner
   stop(): Promise<void>
@@ -56,73 +49,44 @@ export async function startProduction(
       preparedStatements: config.database.preparedStatements,
     })
     stops.push(database.close)
-    const base = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
-    const rails = createProductionRails(base, {
-      masterSeed: config.masterSeed,
-      networks: config.networks,
-      fx: config.fx,
-      ...(config.operatingKeys ? { operatingKeys: { live: config.operatingKeys } } : {}),
+    const reference = createReferenceData()
+    const service = composeService({
+      db: database.db,
+      notifications: database.notifications,
+      logger,
+      ...productionServiceConfig(config),
+      jobs: { run: config.inProcessJobs },
+      app: {
+        ...(config.facilitatorUrl
+          ? {
+              facilitator: createProductionFacilitatorClient({
+                url: config.facilitatorUrl,
+                token: config.facilitatorToken,
+              }),
+            }
+          : {}),
+        reference,
+        gasFeeReaders: createGasFeeReaders(reference),
+        liveGasFeeReaders: createLiveGasFeeReaders(config.networks),
+        rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
+        sandboxRoutes: false,
+        // Production: `/metrics` only with its token; without one it is not served.
+        metricsToken: config.metricsToken ?? null,
+      },
     })
-    const deps: Deps = {
-      ...base,
-      rails,
-      settings: createDefaultSettings({
-        publicBaseUrl: config.publicBaseUrl.replace(/\/+$/, ''),
-        allowLoopbackWebhooks: false,
-        trustedProxies: config.trustedProxies,
-        allowTestKeys: false,
-        secretKeyring: config.secretKeyring,
-        webhookRetryDelaysMs: {
-          live: config.webhooks.retryDelaysMs ?? liveWebhookRetryDelaysMs,
-          test: sandboxWebhookRetryDelaysMs,
-        },
-      }),
-    }
+    stops.push(() => service.stop({ timeoutMs: 5_000 }))
+    const { app, deps, runner } = service
     progress('encrypting webhook secrets stored in clear or under a retired key')
     const resealed = await resealStoredSecrets(deps)
     logger.info(
       { resealed, keyId: config.secretKeyring.currentKeyId },
       'stored secrets under the current key',
     )
-    const unsubscribeDeposits = subscribeDeposits(deps)
-    stops.push(async () => unsubscribeDeposits())
-    const metrics = createHttpMetrics()
-    const webhookMetrics = createWebhookMetrics(metrics.registry)
-    const webhookHttp = createOutboundHttp()
-    stops.push(() => webhookHttp.close())
-    const runner = createJobRunner({ ...deps, notifications: database.notifications })
-    registerServiceJobs(runner, { ...deps, http: webhookHttp, metrics: webhookMetrics })
     if (config.inProcessJobs) {
       progress('starting the job runner')
-      await runner.start()
-      stops.push(() => runner.stop({ timeoutMs: 5_000 }))
     }
-    const unsubscribeSessions = registerSessionHandlers(deps)
-    stops.push(async () => unsubscribeSessions())
     progress(`starting the chain watchers (${Object.keys(config.networks).join(', ') || 'no network'})`)
-    await rails.start()
-    stops.push(rails.stop)
-    const reference = createReferenceData()
-    const app = createApp(deps, {
-      ...(config.facilitatorUrl
-        ? {
-            facilitator: createProductionFacilitatorClient({
-              url: config.facilitatorUrl,
-              token: config.facilitatorToken,
-            }),
-          }
-        : {}),
-      reference,
-      gasFeeReaders: createGasFeeReaders(reference),
-      liveGasFeeReaders: createLiveGasFeeReaders(config.networks),
-      rateLimiter: createRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
-      sandboxRoutes: false,
-      // Production: `/metrics` only with its token; without one it is not served.
-      metricsToken: config.metricsToken ?? null,
-      metrics,
-      webhookMetrics,
-      webhookHttp,
-    })
+    await service.start()
     progress(`listening on ${config.host}:${config.port}`)
     const server = await listen((request, env) => app.fetch(request, env), {
       port: config.port,

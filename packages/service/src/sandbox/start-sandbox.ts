@@ -5,25 +5,18 @@ import type { Devnet, EvmFork } from '@tollgate/devnet'
 import type { Facilitator } from '@tollgate/facilitator'
 import { mount } from 'hono/mount'
 import type { Logger } from 'pino'
-import { createApp } from '../app.js'
+import { type ComposedService, composeService } from '../compose/compose-service.js'
 import { openDatabase } from '../db/open-database.js'
-import { subscribeDeposits } from '../deposits/subscribe-deposits.js'
-import { createIdGenerator, type Deps, systemClock } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
-import { createOutboundHttp } from '../http/create-outbound-http.js'
-import { createHttpMetrics } from '../http/metrics.js'
 import { createRateLimiter } from '../http/rate-limit.js'
-import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
-import { registerServiceJobs } from '../jobs/register-service-jobs.js'
+import type { JobRunner } from '../jobs/create-job-runner.js'
 import { createPaymentSession } from '../payments/create-payment-session.js'
-import { registerSessionHandlers } from '../payments/register-session-handlers.js'
-import { createRails } from '../rails/create-rails.js'
 import { createGasFeeReaders } from '../reference/get-gas-fees.js'
 import { createReferenceData, type ReferenceData } from '../reference/reference-data.js'
 import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
 import { deriveSandboxSecretKeyring } from '../secrets/secret-keyring.js'
-import { createDefaultSettings } from '../settings.js'
-import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import { bindFacilitatorLater } from './bind-facilitator-later.js'
 import type { SandboxSmartAccount } from './create-sandbox-safes.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundOperatingKeys } from './fund-operating-keys.js'
@@ -108,7 +101,7 @@ export type Sandbox = {
   manifestPath: string
   merchantId: string
   /** The root hono app (service under `/api/v1`, plus the mounts); `app.request()` works in tests. */
-  app: ReturnType<typeof createApp>
+  app: ComposedService['app']
   deps: Deps
   devnet: Devnet
   /** The job runner with every service job registered (started unless `runJobs: false`). */
@@ -143,47 +136,51 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         return d
       }),
     ])
-    const base = { db: database.db, clock: systemClock, ids: createIdGenerator(), logger }
     const masterSeed = await readOrCreateMasterSeed(join(dirname(dataDir), 'master-seed'))
-    const rails = createRails(base, {
-      masterSeed,
-      networks: devnet.networks,
-      pollIntervalMs: options.watcherIntervalMs ?? 250,
+    const reference = createReferenceData(devnet)
+    // The app is built before the merchant and the facilitator exist; both are bound once known,
+    // before the server hands it any request.
+    let merchantId = ''
+    let facilitator: Facilitator | undefined
+    const service = composeService({
+      db: database.db,
+      notifications: database.notifications,
+      logger,
+      rails: {
+        kind: 'sandbox',
+        masterSeed,
+        networks: devnet.networks,
+        pollIntervalMs: options.watcherIntervalMs ?? 250,
+      },
+      // The public base URL is known once the server listens; it is set below. Webhook secrets are
+      // stored encrypted under a key derived from the master seed (`tollgate worker --sandbox`
+      // derives the same one); rows stored in clear by an older release are encrypted here.
+      settings: {
+        trustedProxies: options.trustedProxies ?? [],
+        secretKeyring: deriveSandboxSecretKeyring(masterSeed),
+      },
+      jobs: {
+        run: options.runJobs ?? true,
+        ...(options.expiryIntervalMs === undefined ? {} : { expiryIntervalMs: options.expiryIntervalMs }),
+      },
+      app: (deps) => ({
+        ...(options.createFacilitator ? { facilitator: bindFacilitatorLater(() => facilitator) } : {}),
+        checkout: { createSampleSession: () => createSampleSession(deps, merchantId) },
+        reference,
+        gasFeeReaders: createGasFeeReaders(reference),
+        rateLimiter: createRateLimiter({ limit: options.rateLimitPerMinute ?? 600, windowMs: 60_000 }),
+        sandboxRoutes: true,
+      }),
     })
-    // The public base URL is known once the server listens; settings are completed below.
-    // Webhook secrets are stored encrypted under a key derived from the master seed (`tollgate worker`
-    // derives the same one); rows stored in clear by an older release are encrypted here.
-    const settings = createDefaultSettings({
-      trustedProxies: options.trustedProxies ?? [],
-      secretKeyring: deriveSandboxSecretKeyring(masterSeed),
-    })
-    const deps: Deps = { ...base, rails, settings }
+    stops.push(() => service.stop({ timeoutMs: 5_000 }))
+    const { app, deps, runner } = service
     await resealStoredSecrets(deps)
-    // Incoming crypto to deposit addresses and NGN into virtual accounts become deposits.
-    const unsubscribeDeposits = subscribeDeposits(deps)
-    stops.push(async () => unsubscribeDeposits())
     const merchant = await ensureSandboxMerchant(deps, { previousKey: await readPreviousKey(manifestPath) })
+    merchantId = merchant.merchantId
     await fundSandboxMerchant(deps, { merchantId: merchant.merchantId })
-    const metrics = createHttpMetrics()
-    const webhookMetrics = createWebhookMetrics(metrics.registry)
-    const webhookHttp = createOutboundHttp()
-    stops.push(() => webhookHttp.close())
-    const runner = createJobRunner({ ...deps, notifications: database.notifications })
-    registerServiceJobs(
-      runner,
-      { ...deps, http: webhookHttp, metrics: webhookMetrics },
-      options.expiryIntervalMs === undefined ? {} : { expiryIntervalMs: options.expiryIntervalMs },
-    )
-    if (options.runJobs ?? true) {
-      await runner.start()
-      stops.push(() => runner.stop({ timeoutMs: 5_000 }))
-    }
-    // Subscribed before the watchers start, so no report of a session's address is missed.
-    const unsubscribeSessions = registerSessionHandlers(deps)
-    stops.push(async () => unsubscribeSessions())
     await fundOperatingKeys(deps, devnet)
-    await rails.start()
-    stops.push(rails.stop)
+    // Subscriptions were wired by the composition, so no report of an address is missed.
+    await service.start()
     // Listen first (answering 503 meanwhile) so mounts can be built with the real base URL.
     let handle: NodeFetch = () => new Response('starting', { status: 503 })
     const server = await listen((request, env) => handle(request, env), {
@@ -192,27 +189,16 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     })
     stops.push(server.close)
     deps.settings.publicBaseUrl = server.url
-    const reference = createReferenceData(devnet)
     const x402 = await options.createFacilitator?.({ deps, devnet })
     if (x402) {
       stops.push(x402.stop)
+      facilitator = x402.facilitator
     }
     const manifest = createSandboxManifest({
       baseUrl: server.url,
       apiKey: merchant.apiKey,
       devnet,
       smartAccounts: x402?.smartAccounts ?? [],
-    })
-    const app = createApp(deps, {
-      ...(x402 ? { facilitator: x402.facilitator } : {}),
-      checkout: { createSampleSession: () => createSampleSession(deps, merchant.merchantId) },
-      reference,
-      gasFeeReaders: createGasFeeReaders(reference),
-      rateLimiter: createRateLimiter({ limit: options.rateLimitPerMinute ?? 600, windowMs: 60_000 }),
-      sandboxRoutes: true,
-      metrics,
-      webhookMetrics,
-      webhookHttp,
     })
     const context: SandboxContext = {
       deps,

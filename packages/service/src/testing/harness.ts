@@ -1,24 +1,22 @@
 import { Writable } from 'node:stream'
 import type { Kysely } from 'kysely'
-import { type AppOptions, createApp } from '../app.js'
+import type { AppOptions } from '../app.js'
 import { createApiKey } from '../auth/create-api-key.js'
+import { type BaseDeps, type ComposedService, composeService } from '../compose/compose-service.js'
 import type { Database } from '../db/database.js'
-import { type Clock, createIdGenerator, type Deps, systemClock } from '../deps.js'
+import type { Clock, Deps } from '../deps.js'
 import { createLogger } from '../http/create-logger.js'
-import { createOutboundHttp } from '../http/create-outbound-http.js'
-import { createJobRunner, type JobRunner } from '../jobs/create-job-runner.js'
-import { registerServiceJobs } from '../jobs/register-service-jobs.js'
+import type { JobRunner } from '../jobs/create-job-runner.js'
 import { createMerchant } from '../merchants/create-merchant.js'
-import { createRails } from '../rails/create-rails.js'
 import type { Rails } from '../rails/types.js'
-import { createDefaultSettings, type ServiceSettings } from '../settings.js'
+import type { ServiceSettings } from '../settings.js'
 
 /** A merchant of the harness with its keys. */
 export type TestMerchant = { id: string; testKey: string; liveKey: string }
 
 /** An app over a migrated test database with two merchants (A and B), and captured log lines. */
 export type Harness = {
-  app: ReturnType<typeof createApp>
+  app: ComposedService['app']
   deps: Deps
   a: TestMerchant
   b: TestMerchant
@@ -35,7 +33,7 @@ export type Harness = {
 export async function createHarness(
   db: Kysely<Database>,
   options: AppOptions & {
-    rails?: (base: Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>) => Rails
+    rails?: (base: BaseDeps) => Rails
     settings?: Partial<ServiceSettings>
     /** The service's clock (default the wall clock); a test that moves time passes a manual one. */
     clock?: Clock
@@ -48,21 +46,17 @@ export async function createHarness(
       done()
     },
   })
-  const base = {
+  const { rails, settings, clock, ...appOptions } = options
+  // Tests subscribe sessions and deposits themselves where they exercise them; the runner is not started.
+  const { app, deps, runner } = composeService({
     db,
-    clock: options.clock ?? systemClock,
-    ids: createIdGenerator(),
     logger: createLogger({ destination }),
-  }
-  const deps: Deps = {
-    ...base,
-    rails: options.rails?.(base) ?? createRails(base),
-    settings: createDefaultSettings(options.settings),
-  }
-  const webhookHttp = options.webhookHttp ?? createOutboundHttp()
-  const app = createApp(deps, { ...options, webhookHttp })
-  const runner = createJobRunner(deps)
-  registerServiceJobs(runner, { ...deps, http: webhookHttp })
+    ...(clock ? { clock } : {}),
+    rails: rails ? { kind: 'custom', create: rails } : { kind: 'sandbox' },
+    ...(settings ? { settings } : {}),
+    app: appOptions,
+    subscriptions: { sessions: false, deposits: false },
+  })
   const createTestMerchant = async (name: string): Promise<TestMerchant> => {
     const merchant = await createMerchant(deps, { name })
     const test = await createApiKey(deps, { merchantId: merchant.id, environment: 'test' })
