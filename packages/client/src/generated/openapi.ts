@@ -7733,7 +7733,7 @@ export interface components {
             netAmount: string;
             conversion: components["schemas"]["Conversion"] & unknown;
             depositAccountId: string;
-            /** @description id of the ledger transaction that credits the balance */
+            /** @description `reference` of the balance transactions that credit it (as on settlements); null before any credit */
             balanceReference: string | null;
             customer: components["schemas"]["Customer"] & unknown;
             crypto: components["schemas"]["DepositCrypto"];

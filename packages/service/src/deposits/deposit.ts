@@ -67,7 +67,12 @@ export const Deposit = z
       'how the deposit became `currency`; without a conversion the identity: same currency, rate "1", sourceAmount = targetAmount = amount',
     ),
     depositAccountId: z.string(),
-    balanceReference: z.string().nullable().describe('id of the ledger transaction that credits the balance'),
+    balanceReference: z
+      .string()
+      .nullable()
+      .describe(
+        '`reference` of the balance transactions that credit it (as on settlements); null before any credit',
+      ),
     customer: Customer.nullable().describe('the account holder; null for the merchant parent account'),
     crypto: DepositCrypto.nullable(),
     fiat: DepositFiat.nullable(),
@@ -98,7 +103,8 @@ export function toDepositResponse(row: DepositRow, customer: CustomerRow | null)
       rate: '1',
     },
     depositAccountId: row.deposit_account_id,
-    balanceReference: row.ledger_transaction_id,
+    // The credit's balance transactions carry the deposit's id as their `reference` (record-*-deposit.ts).
+    balanceReference: row.ledger_transaction_id === null ? null : row.id,
     customer: customer ? toCustomerResponse(customer) : null,
     crypto: (row.crypto as z.infer<typeof DepositCrypto> | null) ?? null,
     fiat: (row.fiat as z.infer<typeof DepositFiat> | null) ?? null,

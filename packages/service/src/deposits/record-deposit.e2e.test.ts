@@ -172,12 +172,14 @@ describeEachDatabase('deposit recording', (getDb) => {
       sourceAmount: '100.000000',
       targetAmount: '100.000000',
     })
-    const txs = await read<{ source: string; sourceId: string; status: string; amount: string }[]>(
-      await h.request(`/api/v1/balance/transactions?source=deposit&txHash=${transfer.txHash}`),
-    )
+    const txs = await read<
+      { source: string; sourceId: string; status: string; amount: string; reference: string }[]
+    >(await h.request(`/api/v1/balance/transactions?source=deposit&txHash=${transfer.txHash}`))
     expect(txs.data).toEqual([
       expect.objectContaining({ source: 'deposit', sourceId: id, status: 'completed', amount: '99.500000' }),
     ])
+    // One meaning for one name: balanceReference is the balance transactions' reference, as on settlements.
+    expect(done.balanceReference).toBe(txs.data[0]?.reference)
     expect(await checkLedgerInvariants(h.deps)).toEqual([])
   })
 
