@@ -203,6 +203,31 @@ export type IncomingTransfers = {
     chain: ChainName
     txHash: string
   }): Promise<IncomingTransfer[]>
+  /**
+   * The token transfers of a transaction as the chain shows them (read as `recordTransaction` and the
+   * watchers read them), recording nothing: what a caller checks before trusting a claim that the
+   * transaction paid someone. Empty for an unknown or failed transaction. 503 `provider_unavailable`
+   * on a chain without a node.
+   */
+  readTransaction(input: {
+    environment: KeyEnvironment
+    chain: ChainName
+    txHash: string
+  }): Promise<ChainTransfer[]>
+}
+
+/** A token transfer of a transaction as the chain shows it (recipient, asset, amount, confirmations). */
+export type ChainTransfer = {
+  to: string
+  asset: string
+  amount: bigint
+  decimals: number
+  txHash: string
+  logIndex: number
+  fromAddress: string | null
+  blockNumber: bigint | null
+  blockHash: string | null
+  confirmations: number
 }
 
 /** An outbound crypto transfer from the treasury, exactly once per idempotency key. */
