@@ -16,6 +16,7 @@ import { listen } from '../sandbox/listen.js'
 import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
 import { createDefaultSettings, liveWebhookRetryDelaysMs, sandboxWebhookRetryDelaysMs } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import { registerX402Handlers } from '../x402/credit-confirmed-x402.js'
 import { createProductionFacilitatorClient } from './create-production-facilitator-client.js'
 import { createProductionRails } from './create-production-rails.js'
 import type { ProductionConfig } from './production-config.js'
@@ -99,6 +100,9 @@ export async function startProduction(
     }
     const unsubscribeSessions = registerSessionHandlers(deps)
     stops.push(async () => unsubscribeSessions())
+    // x402 payments recorded pending (below the chain's confirmation count) are credited when confirmed.
+    const unsubscribeX402 = registerX402Handlers(deps)
+    stops.push(async () => unsubscribeX402())
     progress(`starting the chain watchers (${Object.keys(config.networks).join(', ') || 'no network'})`)
     await rails.start()
     stops.push(rails.stop)

@@ -24,6 +24,7 @@ import { resealStoredSecrets } from '../secrets/reseal-stored-secrets.js'
 import { deriveSandboxSecretKeyring } from '../secrets/secret-keyring.js'
 import { createDefaultSettings } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import { registerX402Handlers } from '../x402/credit-confirmed-x402.js'
 import type { SandboxSmartAccount } from './create-sandbox-safes.js'
 import { ensureSandboxMerchant } from './ensure-sandbox-merchant.js'
 import { fundOperatingKeys } from './fund-operating-keys.js'
@@ -181,6 +182,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     // Subscribed before the watchers start, so no report of a session's address is missed.
     const unsubscribeSessions = registerSessionHandlers(deps)
     stops.push(async () => unsubscribeSessions())
+    // x402 payments recorded pending (below the chain's confirmation count) are credited when confirmed.
+    const unsubscribeX402 = registerX402Handlers(deps)
+    stops.push(async () => unsubscribeX402())
     await fundOperatingKeys(deps, devnet)
     await rails.start()
     stops.push(rails.stop)
