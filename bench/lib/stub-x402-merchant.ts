@@ -51,24 +51,60 @@ export async function startStubX402Merchant(input: {
 
 /**
  * The merchant API over `deps` behind a stub facilitator that settles every payment at once with a
- * fresh transaction hash paid by `payer`, with no rate limit in the way of a benchmark.
+ * fresh transaction hash paid by `payer`, with no rate limit in the way of a benchmark. Its
+ * `rails.incoming.readTransaction` answers the transfer the stub settled, so the on-chain check of
+ * the settle passes without a chain.
  */
 export function createStubFacilitatorApp(
   deps: Parameters<typeof createApp>[0],
   stub: { payer: string; getSupported: FacilitatorClient['getSupported'] },
 ) {
+  // The settle's on-chain check reads the transfer the stub "settled" from this map instead of a
+  // chain (the benchmark measures the merchant path without one).
+  const settled = new Map<string, { to: string; amount: bigint }>()
   const facilitator: FacilitatorClient = {
     verify: async () => ({ isValid: true }),
-    settle: async (request) => ({
-      success: true,
-      transaction: `0x${randomBytes(32).toString('hex')}`,
-      network: request.paymentRequirements.network,
-      payer: stub.payer,
-    }),
+    settle: async (request) => {
+      const transaction = `0x${randomBytes(32).toString('hex')}`
+      const { payTo, amount } = request.paymentRequirements as { payTo: string; amount?: string }
+      const atomic =
+        amount ?? (request.paymentRequirements as { maxAmountRequired?: string }).maxAmountRequired
+      settled.set(transaction, { to: payTo, amount: BigInt(atomic ?? '0') })
+      return { success: true, transaction, network: request.paymentRequirements.network, payer: stub.payer }
+    },
     getSupported: stub.getSupported,
   }
-  return createApp(deps, {
-    facilitator,
-    rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
-  })
+  const incoming = deps.rails.incoming
+  const rails = {
+    ...deps.rails,
+    incoming: {
+      ...incoming,
+      readTransaction: async (input: Parameters<typeof incoming.readTransaction>[0]) => {
+        const transfer = settled.get(input.txHash)
+        settled.delete(input.txHash)
+        return transfer
+          ? [
+              {
+                ...transfer,
+                asset: 'USDC',
+                decimals: 6,
+                txHash: input.txHash,
+                logIndex: 0,
+                fromAddress: stub.payer,
+                blockNumber: 1n,
+                blockHash: null,
+                confirmations: 1,
+              },
+            ]
+          : []
+      },
+    },
+  }
+  return createApp(
+    { ...deps, rails },
+    {
+      facilitator,
+      rateLimiter: createRateLimiter({ limit: 1_000_000, windowMs: 60_000 }),
+    },
+  )
 }

@@ -19,6 +19,8 @@ declare module '@tollgate/core' {
     pay_to_not_allowed: RequestErrorContext
     /** The facilitator could not settle an x402 payment (details carry its errorReason). */
     settlement_failed: RequestErrorContext
+    /** The facilitator answered a settlement the chain does not show (token, recipient and value of the payment). */
+    settlement_unverified: RequestErrorContext
     /** An agent payment that fails a check of POST /payments/agent/* (details, and data on verify, carry the verdict). */
     invalid_payment: RequestErrorContext & { data?: unknown }
     recipient_not_found: RequestErrorContext
@@ -87,6 +89,7 @@ export const serviceErrorTable: Partial<Record<AppErrorCode, HttpErrorMapping>> 
   facilitator_unreachable: as(503, 'provider_unavailable'),
   pay_to_not_allowed: as(400, 'pay_to_not_allowed'),
   settlement_failed: as(400, 'settlement_failed'),
+  settlement_unverified: as(502, 'settlement_unverified'),
   invalid_payment: as(400, 'invalid_payment'),
   internal_error: as(500, 'internal_error'),
 }

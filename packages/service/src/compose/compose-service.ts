@@ -16,6 +16,7 @@ import { createRails, type RailsOptions } from '../rails/create-rails.js'
 import type { Rails } from '../rails/types.js'
 import { createDefaultSettings, type ServiceSettings } from '../settings.js'
 import { createWebhookMetrics } from '../webhooks/webhook-metrics.js'
+import { registerX402Handlers } from '../x402/credit-confirmed-x402.js'
 
 /** What every rail is built from: the database, the clock, ids and the logger. */
 export type BaseDeps = Pick<Deps, 'db' | 'clock' | 'ids' | 'logger'>
@@ -30,7 +31,13 @@ export type ServiceRailsConfig =
   | { kind: 'custom'; create: (base: BaseDeps) => Rails }
 
 /** The subscriptions of the service on the rails' asynchronous reports; each defaults to on. */
-export type ServiceSubscriptions = { sessions?: boolean; deposits?: boolean; payouts?: boolean }
+export type ServiceSubscriptions = {
+  sessions?: boolean
+  deposits?: boolean
+  payouts?: boolean
+  /** x402 payments recorded pending (below the confirmation count), credited when confirmed. */
+  x402?: boolean
+}
 
 /** Input of {@link composeService}: what a composition root has opened and chosen. */
 export type ComposeServiceConfig = {
@@ -90,6 +97,7 @@ export function composeService(config: ComposeServiceConfig): ComposedService {
     subscriptions.deposits === false ? undefined : subscribeDeposits(deps),
     subscriptions.sessions === false ? undefined : registerSessionHandlers(deps),
     subscriptions.payouts === false ? undefined : subscribePayoutRails(deps),
+    subscriptions.x402 === false ? undefined : registerX402Handlers(deps),
   ]
   const runner = createJobRunner({ ...deps, ...config.jobs?.runner, notifications: config.notifications })
   const { run: _run, runner: _tuning, ...jobsOptions } = config.jobs ?? {}

@@ -56,6 +56,7 @@ const errorStatuses = {
   413: 'Body larger than the limit (`payload_too_large`)',
   422: 'Idempotency key reused with another body (`idempotency_key_reused`)',
   429: 'Rate limit exceeded (`rate_limited`)',
+  502: 'The facilitator reported a settlement the chain does not show (`settlement_unverified`)',
   503: 'A node or provider did not answer (`provider_unavailable`)',
 } as const
 

@@ -204,14 +204,30 @@ export type IncomingTransfers = {
     txHash: string
   }): Promise<IncomingTransfer[]>
   /**
-   * The block (EVM block number, Solana slot) of a successful transaction, read from the chain's
-   * node; null on a chain without a node or for a transaction not (or not successfully) in a block.
+   * The token transfers of a transaction as the chain shows them (read as `recordTransaction` and the
+   * watchers read them), recording nothing: what a caller checks before trusting a claim that the
+   * transaction paid someone. Empty for an unknown or failed transaction. 503 `provider_unavailable`
+   * on a chain without a node.
    */
-  readBlockNumber(input: {
+  readTransaction(input: {
     environment: KeyEnvironment
     chain: ChainName
     txHash: string
-  }): Promise<bigint | null>
+  }): Promise<ChainTransfer[]>
+}
+
+/** A token transfer of a transaction as the chain shows it (recipient, asset, amount, confirmations). */
+export type ChainTransfer = {
+  to: string
+  asset: string
+  amount: bigint
+  decimals: number
+  txHash: string
+  logIndex: number
+  fromAddress: string | null
+  blockNumber: bigint | null
+  blockHash: string | null
+  confirmations: number
 }
 
 /** An outbound crypto transfer from the treasury, exactly once per idempotency key. */

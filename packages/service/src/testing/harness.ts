@@ -55,7 +55,7 @@ export async function createHarness(
     rails: rails ? { kind: 'custom', create: rails } : { kind: 'sandbox' },
     ...(settings ? { settings } : {}),
     app: appOptions,
-    subscriptions: { sessions: false, deposits: false },
+    subscriptions: { sessions: false, deposits: false, x402: false },
   })
   const createTestMerchant = async (name: string): Promise<TestMerchant> => {
     const merchant = await createMerchant(deps, { name })

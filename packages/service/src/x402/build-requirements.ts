@@ -14,6 +14,7 @@ import { createSolanaServer } from '@tollgate/svm'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { ChainEntry } from '../rails/types.js'
+import { findAddressOwner, toStoredAddress } from './find-address-owner.js'
 import type { RequirementsBody } from './schemas.js'
 
 /** Default `resource` of requirements that name none (the field is required on the x402 v1 wire). */
@@ -156,16 +157,32 @@ async function resolvePayTo(
       context: { param: 'payTo' },
     })
   }
+  // A platform address pays only its owner: naming another merchant's deposit address (or the
+  // treasury) would let this merchant settle, and be recorded for, payments that belong to it.
+  const owner = await findAddressOwner(deps, { environment: input.environment, entry, address: body.payTo })
+  if (
+    owner.kind === 'platform' ||
+    (owner.kind === 'deposit' && owner.address.merchantId !== input.merchantId)
+  ) {
+    throw new AppError('pay_to_not_allowed', {
+      message: `payTo ${body.payTo} is a Tollgate address that does not belong to this merchant`,
+      context: { param: 'payTo' },
+    })
+  }
+  if (owner.kind === 'deposit' && owner.address.purpose === 'x402') {
+    return owner.address.address
+  }
+  const payTo = toStoredAddress(entry, body.payTo)
   await deps.db
     .insertInto('x402_payees')
     .values({
       merchant_id: input.merchantId,
       environment: input.environment,
       network: entry.network,
-      address: body.payTo,
+      address: payTo,
       created_at: deps.clock.now(),
     })
     .onConflict((oc) => oc.doNothing())
     .execute()
-  return body.payTo
+  return payTo
 }

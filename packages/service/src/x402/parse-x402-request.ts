@@ -10,6 +10,7 @@ import { getAddress, isAddress } from 'viem'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
 import type { ChainAsset, ChainEntry } from '../rails/types.js'
+import { findAddressOwner } from './find-address-owner.js'
 
 /** A verify or settle body checked against the merchant: its chain, asset and a payTo the merchant owns. */
 export type MerchantX402Request = {
@@ -91,12 +92,21 @@ async function lookUpPayTo(
   deps: Pick<Deps, 'db' | 'rails'>,
   input: { merchantId: string; environment: KeyEnvironment; entry: ChainEntry; payTo: string },
 ): Promise<'custodied' | 'named' | undefined> {
-  const own = await deps.rails.addresses.find(deps.db, {
+  // Who owns the address decides, before anything the merchant named: a platform address that is
+  // not this merchant's (another merchant's deposit address, the treasury) is refused even when an
+  // older release let the merchant name it as a payee (docs/security.md "Who is credited").
+  const owner = await findAddressOwner(deps, {
     environment: input.environment,
-    chain: input.entry.chain,
+    entry: input.entry,
     address: input.payTo,
   })
-  if (own?.merchantId === input.merchantId && own.purpose === 'x402') {
+  if (
+    owner.kind === 'platform' ||
+    (owner.kind === 'deposit' && owner.address.merchantId !== input.merchantId)
+  ) {
+    return undefined
+  }
+  if (owner.kind === 'deposit' && owner.address.purpose === 'x402') {
     return 'custodied'
   }
   const named = await deps.db

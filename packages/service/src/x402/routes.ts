@@ -75,7 +75,7 @@ const routes = {
     request: { body: { required: true, ...json(FacilitatorBody) } },
     responses: {
       201: { description: 'The x402 transaction', ...json(toEnvelopeSchema(X402Transaction)) },
-      ...toErrorResponses(400, 401, 409, 413, 422, 429, 503),
+      ...toErrorResponses(400, 401, 409, 413, 422, 429, 502, 503),
     },
   }),
   supported: createRoute({

@@ -10,7 +10,6 @@ import { inTransaction } from '../db/in-transaction.js'
 import type { X402TransactionsTable } from '../db/schema/x402.js'
 import type { Deps } from '../deps.js'
 import type { KeyEnvironment } from '../http/app-env.js'
-import { custodyAccount, merchantAccount } from '../ledger/chart-of-accounts.js'
 import { type LedgerCurrency, ledgerCurrencies } from '../ledger/ledger-currencies.js'
 import type { LedgerLeg } from '../ledger/ledger-types.js'
 import { ensureLedgerAccounts } from '../ledger/lock-accounts.js'
@@ -23,6 +22,8 @@ import { createCoalescer } from '../util/coalesce.js'
 import { toX402Transaction } from './list-x402-transactions.js'
 import { type MerchantX402Request, type PayToCache, parseX402Request } from './parse-x402-request.js'
 import type { X402Transaction } from './schemas.js'
+import { verifyX402Transfer } from './verify-x402-transfer.js'
+import { rescale, toLegRefs, toX402Legs, toX402Posting } from './x402-ledger.js'
 
 type SettleInput = { merchantId: string; environment: KeyEnvironment; body: unknown }
 
@@ -82,7 +83,7 @@ export async function settleX402(
   // The transaction is already recorded: a repeated or concurrent settle of the same payment, or a
   // pending one that may now be confirmed. Rare, so it takes the row lock and posts step by step.
   if (legs.length > 0) {
-    await ensureLedgerAccounts(deps, { environment: input.environment, refs: toRefs(legs) })
+    await ensureLedgerAccounts(deps, { environment: input.environment, refs: toLegRefs(legs) })
   }
   return inTransaction(deps.db, async (trx) => {
     const row = await recordTransaction(trx, deps, record)
@@ -113,65 +114,57 @@ async function writeSettlement(
   result: SettleResponse,
   outcome?: SettledOutcomeWrite,
 ): Promise<WrittenSettlement> {
-  const pending = !result.success
   const payer = result.payer ?? null
-  const [amlCheck, blockNumber] = await Promise.all([
+  // A success is believed only as far as the chain shows it (docs/security.md "Who is credited for
+  // an x402 payment"); a `settlement_pending` answer is recorded pending and credits nothing until
+  // the chain confirms the transfer (createX402TransferHandler, or a later settle of the payment).
+  const [verified, amlCheck] = await Promise.all([
+    result.success
+      ? verifyX402Transfer(deps, { environment: input.environment, parsed, txHash: result.transaction })
+      : undefined,
     payer ? deps.rails.screening.screen({ chain: parsed.entry.chain, address: payer }) : 'pending',
-    pending ? null : readBlockNumber(deps, input, parsed, result.transaction),
   ])
   const currency = parsed.custodied ? parsed.asset.ledgerCurrency : null
   const split = currency ? splitFee(deps, parsed, currency) : { gross: 0n, fee: 0n }
-  const legs = currency ? toLegs(parsed, input.merchantId, currency, split) : []
+  const legs = currency
+    ? toX402Legs({
+        chain: parsed.entry.chain,
+        asset: parsed.asset.symbol,
+        merchantId: input.merchantId,
+        currency,
+        ...split,
+      })
+    : []
   const record: SettlementRecord = {
     ...input,
     parsed,
     txHash: result.transaction,
-    status: pending ? 'pending' : 'confirmed',
+    status: verified?.confirmed ? 'confirmed' : 'pending',
+    blockNumber: verified?.blockNumber ?? null,
     payer,
     amlCheck,
-    blockNumber,
     fee: currency ? fromLedgerUnits(split.fee, ledgerCurrencies[currency], parsed.asset.decimals) : 0n,
     credited: legs.length > 0,
   }
-  const posting = (rowId: string): Omit<PostTransactionInput, 'legs'> => ({
-    environment: input.environment,
-    idempotencyKey: `x402:${parsed.entry.network}:${result.transaction}`,
-    source: 'x402',
-    sourceId: rowId,
-    reference: result.transaction,
-    description: `x402 payment on ${parsed.entry.chain}`,
-    txHash: result.transaction,
-  })
+  const posting = (rowId: string): Omit<PostTransactionInput, 'legs'> =>
+    toX402Posting({
+      environment: input.environment,
+      network: parsed.entry.network,
+      chain: parsed.entry.chain,
+      txHash: result.transaction,
+      rowId,
+    })
   const plan = { record, legs, posting }
   return { plan, inserted: await insertSettlement(deps, plan, outcome) }
-}
-
-/**
- * The block of a settled transaction, from the chain's node (the facilitator's answer has only the
- * hash): null when the chain has no node here or the node does not say; never fails the settle.
- */
-async function readBlockNumber(
-  deps: Pick<Deps, 'rails'>,
-  input: SettleInput,
-  parsed: MerchantX402Request,
-  txHash: string,
-): Promise<bigint | null> {
-  if (txHash === '') {
-    return null
-  }
-  return deps.rails.incoming
-    .readBlockNumber({ environment: input.environment, chain: parsed.entry.chain, txHash })
-    .catch(() => null)
 }
 
 type SettlementRecord = SettleInput & {
   parsed: MerchantX402Request
   txHash: string
   status: 'pending' | 'confirmed'
+  blockNumber: bigint | null
   payer: string | null
   amlCheck: string
-  /** The block (EVM) or slot (Solana) of the settled transaction; null while pending or unknown. */
-  blockNumber: bigint | null
   fee: bigint
   credited: boolean
 }
@@ -286,7 +279,7 @@ async function insertCredit(
     if (!isMissingLedgerAccount(error)) {
       throw error
     }
-    await ensureLedgerAccounts(deps, { environment: record.environment, refs: toRefs(legs) })
+    await ensureLedgerAccounts(deps, { environment: record.environment, refs: toLegRefs(legs) })
     return run()
   }
 }
@@ -357,38 +350,11 @@ async function insertCreditBatch(batch: Credit[]): Promise<(X402Row | undefined)
   }
 }
 
-function toRefs(legs: LedgerLeg[]) {
-  return legs.flatMap((leg) => [
-    { code: leg.debit, currency: leg.currency },
-    { code: leg.credit, currency: leg.currency },
-  ])
-}
-
 /** Gross amount and fee of a credited payment in the ledger currency's minor units (fee half-up once). */
 function splitFee(deps: Pick<Deps, 'settings'>, parsed: MerchantX402Request, currency: LedgerCurrency) {
   const gross = rescale(parsed.amount, parsed.asset.decimals, ledgerCurrencies[currency])
   const fee = (gross * BigInt(deps.settings.x402FeeBps) + 5_000n) / 10_000n
   return { gross, fee }
-}
-
-// custody → merchant (net) and custody → platform:fees (fee); zero legs are left out.
-function toLegs(
-  parsed: MerchantX402Request,
-  merchantId: string,
-  currency: LedgerCurrency,
-  split: { gross: bigint; fee: bigint },
-): LedgerLeg[] {
-  const custody = custodyAccount(parsed.entry.chain, parsed.asset.symbol)
-  const legs: LedgerLeg[] = [
-    { debit: custody, credit: merchantAccount(merchantId), amount: split.gross - split.fee, currency },
-    { debit: custody, credit: 'platform:fees', amount: split.fee, currency },
-  ]
-  return legs.filter((leg) => leg.amount > 0n)
-}
-
-/** Converts minor units between scales, rounding down (a token with 18 decimals into a 6-decimal balance). */
-function rescale(amount: bigint, from: number, to: number): bigint {
-  return to >= from ? amount * 10n ** BigInt(to - from) : amount / 10n ** BigInt(from - to)
 }
 
 function fromLedgerUnits(amount: bigint, ledgerScale: number, decimals: number): bigint {
@@ -418,7 +384,7 @@ function toRowValues(deps: Pick<Deps, 'ids' | 'clock'>, input: SettlementRecord)
     amount: parsed.amount,
     fee: input.fee,
     credited: input.credited,
-    block_number: input.blockNumber === null ? null : input.blockNumber.toString(),
+    block_number: input.blockNumber === null ? null : String(input.blockNumber),
     created_at: deps.clock.now(),
   }
 }

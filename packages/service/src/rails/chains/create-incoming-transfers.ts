@@ -10,8 +10,7 @@ import {
   setIncomingStatus,
 } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
-import { createBlockNumberReader } from './read-block-number.js'
-import { createKnownTransactionRecorder } from './record-known-transaction.js'
+import { createKnownTransactionReader, createKnownTransactionRecorder } from './record-known-transaction.js'
 
 /**
  * The incoming-transfer rail: subscriptions (delivered inside the recording transaction), the list of
@@ -25,7 +24,7 @@ export function createIncomingTransfers(
     hub: IncomingHub
     chains: ChainRegistry
     addresses: DepositAddresses
-    /** JSON-RPC of each network with a node (for `recordTransaction`). */
+    /** JSON-RPC of each network with a node (for `recordTransaction` and `readTransaction`). */
     rpcOf?: (network: string) => JsonRpc | undefined
   },
 ): IncomingTransfers {
@@ -38,7 +37,7 @@ export function createIncomingTransfers(
       addresses,
       rpcOf: options.rpcOf ?? (() => undefined),
     }),
-    readBlockNumber: createBlockNumberReader({ chains, rpcOf: options.rpcOf ?? (() => undefined) }),
+    readTransaction: createKnownTransactionReader({ chains, rpcOf: options.rpcOf ?? (() => undefined) }),
     list: (db, input) =>
       input.addressIds.length === 0
         ? Promise.resolve([])

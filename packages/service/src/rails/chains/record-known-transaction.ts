@@ -4,8 +4,15 @@ import { inTransaction } from '../../db/in-transaction.js'
 import type { Deps } from '../../deps.js'
 import type { KeyEnvironment } from '../../http/app-env.js'
 import type { ChainName } from '../../reference/chains.js'
-import type { ChainAsset, ChainEntry, ChainRegistry, DepositAddresses, IncomingTransfer } from '../types.js'
-import { type IncomingHub, type ObservedTransfer, recordIncomingTransfer } from './incoming-store.js'
+import type {
+  ChainAsset,
+  ChainEntry,
+  ChainRegistry,
+  ChainTransfer,
+  DepositAddresses,
+  IncomingTransfer,
+} from '../types.js'
+import { type IncomingHub, recordIncomingTransfer } from './incoming-store.js'
 import type { JsonRpc } from './json-rpc.js'
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20 transfer event every registry token emits. */
@@ -24,35 +31,28 @@ type RpcTransaction = {
   transaction: { message: { accountKeys: string[] } }
 } | null
 
-/** A transfer of a known transaction before its deposit address is looked up. */
-type Candidate = Omit<ObservedTransfer, 'address'> & { to: string }
+type Candidate = ChainTransfer
 
-/** Options of {@link createKnownTransactionRecorder}. */
-export type KnownTransactionRecorderOptions = {
-  hub: IncomingHub
+/** Options of {@link createKnownTransactionReader}. */
+export type KnownTransactionReaderOptions = {
   chains: ChainRegistry
-  addresses: DepositAddresses
   /** The JSON-RPC client of a network with a node; undefined for simulate-only chains. */
   rpcOf: (network: string) => JsonRpc | undefined
 }
 
 /**
- * Records the incoming transfers of a transaction the service itself submitted (an agent payment it
- * settled), read from the chain exactly as the watchers read them: token `Transfer` logs on EVM (keyed
- * by log index), SPL balance deltas on Solana (keyed by the receiving account's index). The transfers
- * go through the watchers' recording path, so a watcher that later sees the same transaction finds
- * them recorded and changes nothing; confirmations left to reach are counted by the watcher as usual.
- * Transfers to addresses that are not ours are ignored. Returns what is recorded for the transaction.
+ * Reads the token transfers of a transaction from the chain exactly as the watchers read them (token
+ * `Transfer` logs of the registry's tokens in a successful receipt on EVM, SPL balance deltas of a
+ * successful transaction on Solana), without recording anything. Empty when the transaction is
+ * unknown, failed or moves none of the registry's tokens. 503 `provider_unavailable` on a chain
+ * without a node.
  */
-export function createKnownTransactionRecorder(
-  deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
-  options: KnownTransactionRecorderOptions,
-) {
+export function createKnownTransactionReader(options: KnownTransactionReaderOptions) {
   return async (input: {
     environment: KeyEnvironment
     chain: ChainName
     txHash: string
-  }): Promise<IncomingTransfer[]> => {
+  }): Promise<ChainTransfer[]> => {
     const entry = options.chains.get(input.environment, input.chain)
     const rpc = entry?.hasNode ? options.rpcOf(entry.network) : undefined
     if (!entry || !rpc) {
@@ -60,20 +60,50 @@ export function createKnownTransactionRecorder(
         message: `No node of ${input.chain} is configured to read transaction ${input.txHash}`,
       })
     }
-    const candidates =
-      entry.family === 'evm'
-        ? await readEvmTransfers(rpc, entry, input.txHash)
-        : entry.family === 'solana'
-          ? await readSolanaTransfers(rpc, entry, input.txHash)
-          : []
+    return entry.family === 'evm'
+      ? readEvmTransfers(rpc, entry, input.txHash)
+      : entry.family === 'solana'
+        ? readSolanaTransfers(rpc, entry, input.txHash)
+        : []
+  }
+}
+
+/** Options of {@link createKnownTransactionRecorder}. */
+export type KnownTransactionRecorderOptions = KnownTransactionReaderOptions & {
+  hub: IncomingHub
+  addresses: DepositAddresses
+}
+
+/**
+ * Records the incoming transfers of a transaction the service itself submitted (an agent payment it
+ * settled), read from the chain exactly as the watchers read them (see
+ * {@link createKnownTransactionReader}). The transfers go through the watchers' recording path, so a
+ * watcher that later sees the same transaction finds them recorded and changes nothing; confirmations
+ * left to reach are counted by the watcher as usual. Transfers to addresses that are not ours are
+ * ignored. Returns what is recorded for the transaction.
+ */
+export function createKnownTransactionRecorder(
+  deps: Pick<Deps, 'db' | 'ids' | 'clock'>,
+  options: KnownTransactionRecorderOptions,
+) {
+  const read = createKnownTransactionReader(options)
+  return async (input: {
+    environment: KeyEnvironment
+    chain: ChainName
+    txHash: string
+  }): Promise<IncomingTransfer[]> => {
+    const candidates = await read(input)
+    const entry = options.chains.get(input.environment, input.chain)
     const recorded: IncomingTransfer[] = []
     for (const { to, ...candidate } of candidates) {
-      const address = await options.addresses.find(deps.db, {
-        environment: input.environment,
-        chain: entry.chain,
-        address: to,
-      })
-      if (!address) {
+      const address = entry
+        ? await options.addresses.find(deps.db, {
+            environment: input.environment,
+            chain: entry.chain,
+            address: to,
+          })
+        : undefined
+      if (!entry || !address) {
         continue
       }
       const { transfer } = await inTransaction(deps.db, (trx) =>
