@@ -903,6 +903,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description The facilitator reported a settlement the chain does not show (`settlement_unverified`) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
