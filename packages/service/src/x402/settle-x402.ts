@@ -29,7 +29,8 @@ type SettleInput = { merchantId: string; environment: KeyEnvironment; body: unkn
 
 /**
  * POST /x402/settle: settles a signed payment through the in-process facilitator (exactly once per
- * payment, however often it is called) and records it for the merchant. A payment to one of the
+ * payment; of several calls for one payment one is answered, the others are refused with
+ * `duplicate_settlement`, docs/security.md) and records it for the merchant. A payment to one of the
  * merchant's own x402 addresses credits its balance through the ledger, net of the x402 fee, once
  * per on-chain transaction. Returns the stored x402 transaction.
  */
@@ -48,8 +49,8 @@ export async function settleX402(
   }
   // The credit's statement runs in the facilitator's settle when this call is the one that
   // settled the payment (`onSettled`): with the facilitator's outcome write in the same statement
-  // when its store is on this database (one commit for both), else beside it. Otherwise (a repeat,
-  // a concurrent settle of the same payment, a facilitator that ignores the hook) it runs here,
+  // when its store is on this database (one commit for both), else beside it. Otherwise (the retry
+  // that takes a success the reconciler stored, a facilitator that ignores the hook) it runs here,
   // after settle. It is idempotent either way (unique on the transaction), so the ledger is
   // credited once.
   const written: { value?: WrittenSettlement } = {}
