@@ -126,6 +126,41 @@ describeEachDatabase('createApp', (getDb) => {
     expect(await docs.text()).toContain('swagger')
   })
 
+  test('conformance: every API operation documents its 500, and x402 requirements and supported are typed', async () => {
+    type Schema = { $ref?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[] }
+    type Operation = { responses: Record<string, unknown> }
+    const doc = (await (await h.request('/api/v1/openapi.json', { key: null })).json()) as {
+      paths: Record<string, Record<string, Operation>>
+      components: { schemas: Record<string, Schema> }
+    }
+    // The runtime answers an unexpected failure with 500 `internal_error` on any route.
+    const missing = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, operation]) => !('500' in operation.responses))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    )
+    expect(missing).toEqual([])
+    // Spec: "201 data: x402Version, chain, asset, amount, accepts = array of {scheme, network, maxAmountRequired, …}".
+    const requirements = doc.components.schemas.X402Requirements?.properties
+    expect(Object.keys(requirements ?? {})).toEqual(
+      expect.arrayContaining(['x402Version', 'chain', 'asset', 'amount', 'accepts']),
+    )
+    const v1 = doc.components.schemas.X402OfferV1?.properties ?? {}
+    expect(Object.keys(v1)).toEqual(
+      expect.arrayContaining(['scheme', 'network', 'maxAmountRequired', 'payTo', 'asset', 'extra']),
+    )
+    // Spec: "200 data.kinds = array of {x402Version, scheme, network, chain, assets[], extra}".
+    const kinds = doc.components.schemas.X402Supported?.properties?.kinds?.items?.properties ?? {}
+    expect(Object.keys(kinds).sort()).toEqual([
+      'assets',
+      'chain',
+      'extra',
+      'network',
+      'scheme',
+      'x402Version',
+    ])
+  })
+
   test('metrics: latency histogram by route template and status', async () => {
     await h.request('/api/v1/balance/transactions/btx_missing')
     const res = await h.request('/metrics', { key: null })

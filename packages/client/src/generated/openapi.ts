@@ -64,6 +64,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -119,6 +128,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -183,6 +201,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -257,6 +284,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -321,6 +357,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -403,6 +448,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -455,6 +509,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -550,6 +613,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -620,6 +692,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -663,9 +744,7 @@ export interface paths {
                             /** @enum {boolean} */
                             success: true;
                             message: string;
-                            data: {
-                                [key: string]: unknown;
-                            };
+                            data: components["schemas"]["X402Requirements"];
                         };
                     };
                 };
@@ -698,6 +777,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -788,6 +876,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -903,6 +1000,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description The facilitator reported a settlement the chain does not show (`settlement_unverified`) */
                 502: {
                     headers: {
@@ -956,11 +1062,7 @@ export interface paths {
                             /** @enum {boolean} */
                             success: true;
                             message: string;
-                            data: {
-                                kinds: {
-                                    [key: string]: unknown;
-                                }[];
-                            };
+                            data: components["schemas"]["X402Supported"];
                         };
                     };
                 };
@@ -975,6 +1077,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1077,6 +1188,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1140,6 +1260,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1222,6 +1351,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1324,6 +1462,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1467,6 +1614,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -1544,6 +1700,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1597,6 +1762,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1701,6 +1875,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1747,6 +1930,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1837,6 +2029,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2067,6 +2268,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -2137,6 +2347,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2240,6 +2459,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2364,6 +2592,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -2477,6 +2714,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2558,6 +2804,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2675,6 +2930,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2748,6 +3012,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2847,6 +3120,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2918,6 +3200,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3000,6 +3291,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3097,6 +3397,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3160,6 +3469,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3238,6 +3556,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3333,6 +3660,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3390,6 +3726,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3494,6 +3839,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -3540,6 +3894,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3622,6 +3985,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3742,6 +4114,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -3812,6 +4193,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3934,6 +4324,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4012,6 +4411,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4075,6 +4483,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4155,6 +4572,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4264,6 +4690,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4325,6 +4760,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4435,6 +4879,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -4497,6 +4950,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4601,6 +5063,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4651,6 +5122,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4728,6 +5208,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4791,6 +5280,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4894,6 +5392,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5010,6 +5517,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
                 /** @description A node or provider did not answer (`provider_unavailable`) */
                 503: {
                     headers: {
@@ -5109,6 +5625,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5172,6 +5697,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5246,6 +5780,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5341,6 +5884,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5409,6 +5961,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5459,6 +6020,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5545,6 +6115,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -5617,6 +6196,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5707,6 +6295,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5775,6 +6372,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5860,6 +6466,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5930,6 +6545,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5993,6 +6617,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6106,6 +6739,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6210,6 +6852,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6331,6 +6982,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6416,6 +7076,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6535,6 +7204,15 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -6639,6 +7317,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded (`rate_limited`) */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); logged with the request id */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6789,6 +7476,55 @@ export interface components {
             total: number;
             totalPages: number;
         };
+        X402Requirements: {
+            x402Version: number;
+            chain: string;
+            asset: string;
+            /** @description the price in the asset’s units, e.g. "0.010000" */
+            amount: string;
+            /** @description v2 only */
+            resource?: {
+                url: string;
+                description?: string;
+                mimeType?: string;
+            };
+            accepts: (components["schemas"]["X402OfferV1"] | components["schemas"]["X402OfferV2"])[];
+        };
+        X402OfferV1: {
+            /** @description `exact` */
+            scheme: string;
+            /** @description CAIP-2, e.g. `eip155:8453` */
+            network: string;
+            /** @description atomic units */
+            maxAmountRequired: string;
+            resource: string;
+            description: string;
+            mimeType: string;
+            payTo: string;
+            maxTimeoutSeconds: number;
+            /** @description token contract or mint */
+            asset: string;
+            /** @description scheme-specific: the token’s EIP-712 `name` and `version`, `assetTransferMethod`, the Solana `feePayer` */
+            extra?: {
+                [key: string]: unknown;
+            };
+        };
+        X402OfferV2: {
+            /** @description `exact` */
+            scheme: string;
+            /** @description CAIP-2, e.g. `eip155:8453` */
+            network: string;
+            /** @description atomic units */
+            amount: string;
+            /** @description token contract or mint */
+            asset: string;
+            payTo: string;
+            maxTimeoutSeconds: number;
+            /** @description scheme-specific: the token’s EIP-712 `name` and `version`, `assetTransferMethod`, the Solana `feePayer` */
+            extra?: {
+                [key: string]: unknown;
+            };
+        };
         X402RequirementsBody: {
             /**
              * @description blockchain
@@ -6854,6 +7590,19 @@ export interface components {
             blockNumber: number | null;
             explorerUrl: string;
             createdAt: string;
+        };
+        X402Supported: {
+            kinds: {
+                x402Version: number;
+                scheme: string;
+                network: string;
+                chain: string;
+                assets: string[];
+                /** @description scheme-specific: the token’s EIP-712 `name` and `version`, `assetTransferMethod`, the Solana `feePayer` */
+                extra: {
+                    [key: string]: unknown;
+                };
+            }[];
         };
         Recipient: {
             id: string;

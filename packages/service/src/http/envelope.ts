@@ -58,16 +58,18 @@ const errorStatuses = {
   429: 'Rate limit exceeded (`rate_limited`)',
   502: 'The facilitator reported a settlement the chain does not show (`settlement_unverified`)',
   503: 'A node or provider did not answer (`provider_unavailable`)',
+  500: 'Unexpected failure (`internal_error`); logged with the request id',
 } as const
 
 /** OpenAPI response entries of the error envelope for the given statuses. */
 export function toErrorResponses<S extends keyof typeof errorStatuses>(...statuses: S[]) {
-  const entries = statuses.map((status) => [
+  // Any operation can fail unexpectedly: every one documents the 500 the runtime may answer.
+  const entries = [...new Set<keyof typeof errorStatuses>([...statuses, 500])].map((status) => [
     status,
     { description: errorStatuses[status], content: { 'application/json': { schema: ErrorEnvelope } } },
   ])
   return Object.fromEntries(entries) as Record<
-    S,
+    S | 500,
     { description: string; content: { 'application/json': { schema: typeof ErrorEnvelope } } }
   >
 }

@@ -16,7 +16,14 @@ import { buildRequirements } from './build-requirements.js'
 import { getX402Supported } from './get-x402-supported.js'
 import { getX402Transaction, listX402Transactions } from './list-x402-transactions.js'
 import { createPayToCache } from './parse-x402-request.js'
-import { FacilitatorBody, RequirementsBody, VerifyData, X402Transaction } from './schemas.js'
+import {
+  FacilitatorBody,
+  RequirementsBody,
+  VerifyData,
+  X402Requirements,
+  X402Supported,
+  X402Transaction,
+} from './schemas.js'
 import { settleX402 } from './settle-x402.js'
 import { verifyX402 } from './verify-x402.js'
 
@@ -50,7 +57,7 @@ const routes = {
     summary: 'Build x402 payment requirements paying the merchant',
     request: { body: { required: true, ...json(RequirementsBody) } },
     responses: {
-      201: { description: 'Requirements', ...json(toEnvelopeSchema(z.record(z.string(), z.unknown()))) },
+      201: { description: 'Requirements', ...json(toEnvelopeSchema(X402Requirements)) },
       ...toErrorResponses(400, 401, 413, 429, 503),
     },
   }),
@@ -87,7 +94,7 @@ const routes = {
     responses: {
       200: {
         description: 'Kinds',
-        ...json(toEnvelopeSchema(z.object({ kinds: z.array(z.record(z.string(), z.unknown())) }))),
+        ...json(toEnvelopeSchema(X402Supported)),
       },
       ...toErrorResponses(401, 429, 503),
     },

@@ -85,3 +85,69 @@ export const X402Transaction = z
   .openapi('X402Transaction')
 /** The x402 transaction resource. */
 export type X402Transaction = z.infer<typeof X402Transaction>
+
+const X402Extra = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'scheme-specific: the token’s EIP-712 `name` and `version`, `assetTransferMethod`, the Solana `feePayer`',
+  )
+
+/** One x402 v1 offer of POST /x402/requirements (the spec's `accepts` fields). */
+export const X402OfferV1 = z
+  .object({
+    scheme: z.string().describe('`exact`'),
+    network: z.string().describe('CAIP-2, e.g. `eip155:8453`'),
+    maxAmountRequired: z.string().describe('atomic units'),
+    resource: z.string(),
+    description: z.string(),
+    mimeType: z.string(),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.number(),
+    asset: z.string().describe('token contract or mint'),
+    extra: X402Extra.optional(),
+  })
+  .openapi('X402OfferV1')
+
+/** One x402 v2 offer of POST /x402/requirements (`x402Version: 2`). */
+export const X402OfferV2 = z
+  .object({
+    scheme: z.string().describe('`exact`'),
+    network: z.string().describe('CAIP-2, e.g. `eip155:8453`'),
+    amount: z.string().describe('atomic units'),
+    asset: z.string().describe('token contract or mint'),
+    payTo: z.string(),
+    maxTimeoutSeconds: z.number(),
+    extra: X402Extra.optional(),
+  })
+  .openapi('X402OfferV2')
+
+/** Data of POST /x402/requirements: v1 offers by default, v2 ones (with `resource`) when asked. */
+export const X402Requirements = z
+  .object({
+    x402Version: z.number(),
+    chain: z.string(),
+    asset: z.string(),
+    amount: z.string().describe('the price in the asset’s units, e.g. "0.010000"'),
+    resource: z
+      .object({ url: z.string(), description: z.string().optional(), mimeType: z.string().optional() })
+      .optional()
+      .describe('v2 only'),
+    accepts: z.array(z.union([X402OfferV1, X402OfferV2])),
+  })
+  .openapi('X402Requirements')
+
+/** Data of GET /x402/supported. */
+export const X402Supported = z
+  .object({
+    kinds: z.array(
+      z.object({
+        x402Version: z.number(),
+        scheme: z.string(),
+        network: z.string(),
+        chain: z.string(),
+        assets: z.array(z.string()),
+        extra: X402Extra,
+      }),
+    ),
+  })
+  .openapi('X402Supported')
