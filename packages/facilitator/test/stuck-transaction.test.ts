@@ -158,7 +158,14 @@ for (const kind of testDatabaseKinds) {
       const broadcast = await waitUntil(row, (current) => Boolean(current?.transaction))
       expect(broadcast).toMatchObject({ state: 'broadcast' })
       const stuck = broadcast?.transaction as Hash
-      const sent = await client.getTransaction({ hash: stuck })
+      // Recorded first, then sent: under load the node may not have it yet.
+      const sent = await waitUntil(
+        () => client.getTransaction({ hash: stuck }).catch(() => undefined),
+        Boolean,
+      )
+      if (!sent) {
+        throw new Error('the broadcast never reached the node')
+      }
 
       // The settle still holds the row: the replacement is its own owner-fenced write.
       const during = await replace()
