@@ -11,8 +11,10 @@ import {
   type SettleResponse,
 } from '@tollgate/core'
 import type { Logger } from './logger.js'
-import type { CompleteSettlementParameters, SettlementRecord, SettlementStore } from './settlement-store.js'
-import { toPublicMessage } from './to-public-message.js'
+import { alreadySettledResult, duplicateResult, pendingResult } from './settle-results.js'
+import { createOutcomeOffer, runHook } from './settlement-outcome-offer.js'
+import type { SettlementRecord, SettlementStore } from './settlement-store.js'
+import { toPublicSettleResponse } from './to-public-message.js'
 
 /** One payment to settle through a scheme under its settlement key. */
 export type SettlementJob = {
@@ -322,63 +324,6 @@ async function storeOutcome(
   return answer
 }
 
-/**
- * The outcome write handed to a hook: `outcome(hook)` resolves with what the hook reported
- * (`written`), or `undefined` once it released the write or ended without reporting, meaning the
- * caller must write it itself.
- */
-function createOutcomeOffer(joinable: Joinable, parameters: CompleteSettlementParameters) {
-  let decide: (stored: boolean | undefined) => void = () => {}
-  const decided = new Promise<boolean | undefined>((resolve) => {
-    decide = resolve
-  })
-  const write: SettledOutcomeWrite = {
-    query: joinable.completeQuery(parameters),
-    key: parameters.key,
-    queryWith: (others) =>
-      joinable.completeManyQuery([
-        parameters,
-        ...others.map((other) => {
-          const offer = offers.get(other)
-          if (offer?.joinable !== joinable) {
-            throw new Error('queryWith: an outcome write handed over by another settlement store')
-          }
-          return offer.parameters
-        }),
-      ]),
-    written: (stored) => decide(stored),
-    release: () => decide(undefined),
-  }
-  offers.set(write, { joinable, parameters })
-  return {
-    write,
-    outcome: (hook: Promise<unknown>) => Promise.race([decided, hook.then(() => undefined)]),
-  }
-}
-
-type Joinable = NonNullable<SettlementStore['joinable']>
-
-// Each outcome write handed over, with its store and parameters, so `queryWith` can combine
-// writes of one store (across coordinators on it) and refuse the others.
-const offers = new WeakMap<
-  SettledOutcomeWrite,
-  { joinable: Joinable; parameters: CompleteSettlementParameters }
->()
-
-/** Runs a settle hook; resolves to its error (never rejects), or undefined when it succeeded. */
-function runHook(
-  hook: (result: SettleResponse, outcome?: SettledOutcomeWrite) => Promise<void>,
-  result: SettleResponse,
-  outcome: SettledOutcomeWrite | undefined,
-): Promise<{ error: unknown } | undefined> {
-  return Promise.resolve()
-    .then(() => hook(result, outcome))
-    .then(
-      () => undefined,
-      (error: unknown) => ({ error }),
-    )
-}
-
 /** Renews the claim's lease every third of it until the returned stop is called. */
 function startHeartbeat(deps: CoordinatorDeps, key: string, owner: string): () => void {
   const timer = setInterval(
@@ -396,14 +341,6 @@ function startHeartbeat(deps: CoordinatorDeps, key: string, owner: string): () =
     clearInterval(timer)
     deps.heartbeats.delete(timer)
   }
-}
-
-/** The answer while a key's transaction is out but not known final: re-settle later, never re-pay. */
-function pendingResult(record: Pick<SettlementRecord, 'network' | 'transaction'>): SettleResponse {
-  return createSettleFailure(record.network, REASONS.settlementPending, {
-    errorMessage: 'settlement is in progress; settle again with the same payment to get its outcome',
-    transaction: record.transaction,
-  })
 }
 
 /**
@@ -454,33 +391,6 @@ async function awaitDelivery(
   }
 }
 
-function alreadySettledResult(network: string): SettleResponse {
-  return createSettleFailure(network, REASONS.duplicateSettlement, {
-    errorMessage: 'this payment was already settled for another request; pay again with a new payment',
-  })
-}
-
-function duplicateResult(network: string): SettleResponse {
-  return createSettleFailure(network, REASONS.duplicateSettlement, {
-    errorMessage: 'this payment was already submitted for settlement with different requirements',
-  })
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-// A scheme's answer as stored and sent: its message cut to the public part, the full text logged.
-function toPublicSettleResponse(logger: Logger, key: string, result: SettleResponse): SettleResponse {
-  if (result.success || result.errorMessage === undefined) {
-    return result
-  }
-  const errorMessage = toPublicMessage(result.errorMessage)
-  if (errorMessage !== result.errorMessage) {
-    logger.warn(
-      { key, errorReason: result.errorReason, detail: result.errorMessage },
-      'settle failure detail',
-    )
-  }
-  return { ...result, errorMessage }
 }

@@ -1,3 +1,6 @@
+import type { SettleResponse } from '@tollgate/core'
+import type { Logger } from './logger.js'
+
 /** Longest message an x402 answer carries from a scheme (`errorMessage`, `invalidMessage`). */
 export const maxPublicMessageLength = 200
 
@@ -10,4 +13,19 @@ export const maxPublicMessageLength = 200
 export function toPublicMessage(message: string): string {
   const line = (message.split(/\r?\n/, 1)[0] ?? '').replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi, '<url>')
   return line.length > maxPublicMessageLength ? `${line.slice(0, maxPublicMessageLength - 1)}…` : line
+}
+
+/** A scheme's settle answer as stored and sent: its message cut to the public part, the full text logged. */
+export function toPublicSettleResponse(logger: Logger, key: string, result: SettleResponse): SettleResponse {
+  if (result.success || result.errorMessage === undefined) {
+    return result
+  }
+  const errorMessage = toPublicMessage(result.errorMessage)
+  if (errorMessage !== result.errorMessage) {
+    logger.warn(
+      { key, errorReason: result.errorReason, detail: result.errorMessage },
+      'settle failure detail',
+    )
+  }
+  return { ...result, errorMessage }
 }
